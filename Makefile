@@ -1,0 +1,46 @@
+# The lease and fencing-token lab. `make help` lists the targets.
+#   make check-step 4          check steps 1-4 of steps/, then step 4's mutants
+#   make check-step N=4 IMPL=solutions MUTANTS=0 LAB_LANG=ja JSON=results.json
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+IMPL ?= steps
+LAB_LANG ?= en
+MUTANTS ?= 1
+OUT ?= build/lease.py
+
+# `make check-step 4`: the word after check-step is the step, not a target of its own.
+ifeq (check-step,$(firstword $(MAKECMDGOALS)))
+  N ?= $(word 2,$(MAKECMDGOALS))
+  $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
+endif
+
+CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)")
+
+.PHONY: help check-step check artifact test clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "The lab needs Python 3.11 or newer; set PYTHON=python3.11")'
+	@echo "Setting up $(VENV) (once; again only when pyproject.toml changes)..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: make check-step 4
+	@$(PY) -m lab check "$(N)" $(CHECK_FLAGS)
+
+check: $(STAMP) ## check all eight steps and all mutants
+	@$(PY) -m lab check all $(CHECK_FLAGS)
+
+artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
+	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"
+
+test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
+	@$(PY) -m pytest
+
+clean: ## remove the virtual environment and build outputs
+	rm -rf $(VENV) build reports

@@ -1,0 +1,117 @@
+"""Fixtures shared by the step checks: the code under test (``lease``) and a fresh database."""
+
+import itertools
+import time
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from lab.course import load_course, step_of_clause
+from lab.outcomes import LoadFailure
+from lab.targets import Plan, Target
+
+# The same examples on every run (derandomize), and no example database in the repository:
+# a learner must see the same report for the same code.
+settings.register_profile(
+    "lab",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=False,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+# The kill matrix needs only "does some example fail?": shrinking a mutant's failure to the
+# smallest example would cost most of the run and show nobody anything.
+settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), phases=[Phase.explicit, Phase.reuse, Phase.generate])
+
+PLAN = Plan.from_environment()
+settings.load_profile("kill-matrix" if all(target.mutant for target in PLAN.targets) else "lab")
+
+SCHEMA = (
+    "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "
+    "fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)"
+)
+
+
+def step_of(definition):
+    clauses = [c for mark in definition.iter_markers("clause") for c in mark.args]
+    if not clauses:
+        raise pytest.UsageError(f"{definition.nodeid} has no @pytest.mark.clause")
+    return max(step_of_clause(c) for c in clauses)
+
+
+def pytest_generate_tests(metafunc):
+    """Run each check once for every target that covers its step, with the target's id."""
+    if "lease" not in metafunc.fixturenames:
+        return
+    step = step_of(metafunc.definition)
+    targets = [t for t in PLAN.targets if step in t.steps]
+    metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Drop checks whose step no target covers (pytest would otherwise skip them noisily)."""
+    unused = [item for item in items if not isinstance(_target_of(item), Target)]
+    if unused:
+        config.hook.pytest_deselected(items=unused)
+        items[:] = [item for item in items if item not in unused]
+
+
+def _target_of(item):
+    return getattr(getattr(item, "callspec", None), "params", {}).get("lease")
+
+
+@pytest.fixture
+def lease(request):
+    """The module under test, loaded afresh for this check; a clear failure if its step cannot load."""
+    target = request.param
+    loaded = target.load()
+    step = step_of(request.node)
+    if step in loaded.problems:
+        function = load_course()[step - 1].function
+        raise LoadFailure(f"step {step} cannot be checked: {loaded.problems[step]} (needed: `{function}`)")
+    return loaded.module
+
+
+@pytest.fixture
+def new_db(tmp_path):
+    """A factory of fresh database files that already hold the jobs table, made with plain sqlite3."""
+    counter = itertools.count()
+
+    def make(with_table=True):
+        path = str(tmp_path / f"jobs-{next(counter)}.db")
+        if with_table:
+            with sqlite3.connect(path) as conn:
+                conn.execute(SCHEMA)
+            conn.close()
+        return path
+
+    return make
+
+
+@pytest.fixture
+def db(new_db):
+    """One fresh database file with the jobs table, for checks that need just one."""
+    return new_db()
+
+
+@pytest.fixture
+def slow_writes(monkeypatch):
+    """Make races visible: every connection the code under test opens pauses before each write.
+
+    A claim that reads outside the write lock then lets every racer read "expired" before any
+    of them writes, so two claimers win on every run instead of once in a thousand.
+    """
+    real_connect = sqlite3.connect
+
+    def pause_before_writes(statement):
+        if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE")):
+            time.sleep(0.02)
+
+    def connect(*args, **kwargs):
+        conn = real_connect(*args, **kwargs)
+        conn.set_trace_callback(pause_before_writes)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect)

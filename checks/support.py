@@ -1,0 +1,101 @@
+"""Helpers of the step checks: arrange and observe rows with plain sqlite3, call the code under test,
+and word a failure as "called …; got …; expected …" in the learner's language."""
+
+import sqlite3
+from contextlib import closing
+
+from lab.outcomes import CallRaised, NotImplementedYet
+from lab.targets import Plan
+
+LANG = Plan.from_environment().lang
+COLUMNS = ("id", "owner", "until", "fence", "result", "done")
+DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}
+PARAMETERS = {
+    "init_db": ("path",),
+    "enqueue": ("path", "job_id"),
+    "state": ("path", "job_id"),
+    "claim": ("path", "job_id", "owner", "now", "ttl"),
+    "renew": ("path", "job_id", "owner", "fence", "now", "ttl"),
+    "complete": ("path", "job_id", "owner", "fence", "now", "result"),
+    "release": ("path", "job_id", "owner", "fence"),
+    "claim_many": ("path", "job_id", "owners", "now", "ttl"),
+}
+
+
+def seed(db, job_id, **columns):
+    """Insert one job row directly, with the given columns and the table's defaults for the rest."""
+    names = ["id", *columns]
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute(
+            f"INSERT INTO jobs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            (job_id, *columns.values()),
+        )
+
+
+def row(db, job_id):
+    """The stored row as a dict, read through a connection of the check's own, or None."""
+    with closing(sqlite3.connect(db, timeout=1)) as conn:
+        found = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs WHERE id=?", (job_id,)).fetchone()
+    return dict(zip(COLUMNS, found)) if found else None
+
+
+def count_rows(db):
+    with closing(sqlite3.connect(db, timeout=1)) as conn:
+        return conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+
+
+def describe(name, args):
+    """claim(db, job_id='job', owner='B', now=10, ttl=5): the call as a learner would read it."""
+    parts = ["db" if parameter == "path" else f"{parameter}={value!r}" for parameter, value in zip(PARAMETERS[name], args)]
+    return f"{name}({', '.join(parts)})"
+
+
+def call(lease, name, *args):
+    """Call the function under test; return (result, description of the call).
+
+    Whatever it raises comes back as CallRaised, which names the call, so that the report says
+    which call blew up; SystemExit and KeyboardInterrupt included, so the run goes on.
+    """
+    text = describe(name, args)
+    try:
+        return getattr(lease, name)(*args), text
+    except BaseException as error:  # noqa: BLE001 - learner code may raise anything
+        if type(error).__name__ == "CheckTimeout":
+            raise
+        if isinstance(error, NotImplementedError):
+            raise NotImplementedYet(text) from error
+        raise CallRaised(text, error) from error
+
+
+def raised(lease, name, *args):
+    """Call the function under test and return (the exception it raised or None, description)."""
+    text = describe(name, args)
+    try:
+        result = getattr(lease, name)(*args)
+    except Exception as error:  # noqa: BLE001 - the check inspects what was raised
+        if isinstance(error, NotImplementedError):
+            raise NotImplementedYet(text) from error
+        return error, text
+    return result, text
+
+
+def explain(called, got, en, ja):
+    """The failure message: what was called, what came back, what the contract expects."""
+    if LANG == "ja":
+        return f"呼び出し: {called}\n結果:     {got!r}\n期待:     {ja}"
+    return f"called:   {called}\ngot:      {got!r}\nexpected: {en}"
+
+
+def changes(before, after):
+    """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was."""
+    if after is None:
+        return "the row is gone" if LANG == "en" else "行が消えた"
+    if before is None:
+        return "a row was created" if LANG == "en" else "行が作られた"
+    return ", ".join(f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k])
+
+
+def assert_unchanged(db, job_id, before, called, en, ja):
+    """The stored row must be exactly as it was before the call."""
+    after = row(db, job_id)
+    assert after == before, explain(called, changes(before, after), en, ja)

@@ -1,0 +1,67 @@
+"""Step 2: enqueue registers a new id once and never touches an existing row."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import DEFAULT_ROW, call, changes, explain, row, seed
+
+
+@pytest.mark.clause("C2.1")
+def test_enqueue_returns_true_for_a_new_id(lease, db):
+    got, called = call(lease, "enqueue", db, "job")
+    assert got is True, explain(called, got, en="True: the id was not in the table", ja="True (id はまだ表にない)")
+
+
+@pytest.mark.clause("C2.1")
+def test_enqueue_stores_a_new_id_with_the_default_state(lease, db):
+    _, called = call(lease, "enqueue", db, "job")
+    got = row(db, "job")
+    assert got == {"id": "job", **DEFAULT_ROW}, explain(
+        f"{called}, then read the row through another connection",
+        got,
+        en="a committed row with owner NULL, until 0, fence 0, result NULL, done 0",
+        ja="コミット済みの行: owner NULL, until 0, fence 0, result NULL, done 0",
+    )
+
+
+@pytest.mark.clause("C2.2")
+def test_enqueue_returns_false_for_an_existing_id(lease, db):
+    seed(db, "job")
+    got, called = call(lease, "enqueue", db, "job")
+    assert got is False, explain(called, got, en="False: 'job' is already in the table", ja="False ('job' はすでに表にある)")
+
+
+@pytest.mark.clause("C2.3")
+def test_enqueue_leaves_a_live_lease_exactly_as_it_was(lease, db):
+    seed(db, "job", owner="A", until=50.0, fence=3)
+    before = row(db, "job")
+    _, called = call(lease, "enqueue", db, "job")
+    after = row(db, "job")
+    assert after == before, explain(
+        f"{called} while worker A holds fence 3 until 50",
+        changes(before, after),
+        en="the row unchanged: re-registering must not reset a lease in progress",
+        ja="行は変わらない (再登録で進行中のリースを初期化しない)",
+    )
+
+
+@pytest.mark.clause("C2.3")
+@given(
+    owner=st.sampled_from([None, "A", "B"]),
+    until=st.sampled_from([0.0, 9.5, 100.0]),
+    fence=st.integers(0, 50),
+    result=st.sampled_from([None, "", "done"]),
+    done=st.integers(0, 1),
+)
+def test_enqueue_leaves_any_existing_row_exactly_as_it_was(lease, new_db, owner, until, fence, result, done):
+    db = new_db()
+    seed(db, "job", owner=owner, until=until, fence=fence, result=result, done=done)
+    before = row(db, "job")
+    got, called = call(lease, "enqueue", db, "job")
+    after = row(db, "job")
+    assert (got, after) == (False, before), explain(
+        f"{called} on the stored row {before}",
+        (got, changes(before, after) or "row unchanged"),
+        en="False, and every column exactly as it was",
+        ja="False で、すべての列がそのまま",
+    )

@@ -1,0 +1,83 @@
+"""One run of the checker: the learner's checks and the mutants' kill matrix, side by side."""
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from lab.course import load_course
+from lab.implementation import read
+from lab.mutants import apply, load_mutants
+from lab.runner import run
+from lab.targets import Target
+
+# Exit statuses, as README.md documents them.
+ALL_PASS, SOME_FAIL, USAGE, LAB_BROKEN = 0, 1, 2, 3
+
+
+@dataclass
+class MutantVerdict:
+    mutant: object
+    killed_by: list  # names of the checks that failed against the mutant
+    passed_by: list  # names of the checks the mutant still passes
+
+    @property
+    def survived(self):
+        return not self.killed_by
+
+
+@dataclass
+class CheckRun:
+    steps: tuple  # the steps whose checks ran against the learner's code
+    impl: str
+    results: list  # runner.Result, one per check of the learner's code
+    verdicts: list = field(default_factory=list)
+    lab_problems: list = field(default_factory=list)
+
+    def step_results(self, number):
+        return [r for r in self.results if r.step == number]
+
+    def step_passes(self, number):
+        found = self.step_results(number)
+        return bool(found) and all(r.status == "passed" for r in found)
+
+    @property
+    def exit_status(self):
+        if self.lab_problems or any(v.survived for v in self.verdicts):
+            return LAB_BROKEN
+        return ALL_PASS if all(self.step_passes(n) for n in self.steps) else SOME_FAIL
+
+
+def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None):
+    """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
+
+    Both run at once, each in its own child process: the learner's code never shares a process
+    with the mutants, so nothing it does can change the kill matrix.
+    """
+    implementation = read(impl_path, label=impl_label)
+    learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
+    mutants = [m for m in load_mutants() if m.step in mutant_steps]
+    for mutant in mutants:
+        apply(mutant)  # a mutant that does not apply once stops the run here, with its file named
+    mutant_targets = [Target(m.id, (m.step,), mutant=m.id) for m in mutants]
+    with ThreadPoolExecutor(2) as pool:
+        learner_run = pool.submit(run, learner, time_limit, lang)
+        mutant_run = pool.submit(run, mutant_targets, time_limit, lang) if mutant_targets else None
+        results = learner_run.result()
+        mutant_results = mutant_run.result() if mutant_run else []
+    outcome = CheckRun(tuple(steps), implementation.label, results)
+    outcome.verdicts = [_verdict(m, mutant_results) for m in mutants]
+    if implementation.label == "solutions" and outcome.exit_status == SOME_FAIL:
+        outcome.lab_problems.append("the reference solution fails its own checks")
+    return outcome
+
+
+def _verdict(mutant, results):
+    own = [r for r in results if r.target == mutant.id]
+    return MutantVerdict(
+        mutant,
+        killed_by=[r.check for r in own if r.status != "passed"],
+        passed_by=[r.check for r in own if r.status == "passed"],
+    )
+
+
+def every_step():
+    return tuple(step.number for step in load_course())

@@ -1,0 +1,22 @@
+"""Run the checks in this process, as the parent's plan says: ``python -m lab.child PLAN``."""
+
+import os
+import sys
+
+import pytest
+
+from lab.course import LAB_ROOT
+from lab.targets import PLAN_VARIABLE
+
+
+def main(plan_path, check_files):
+    os.environ[PLAN_VARIABLE] = plan_path
+    # The lab's own configuration and rootdir, so that nothing in a learner's folder
+    # (a conftest.py, a pytest.ini) takes part in the run.
+    arguments = ["-c", str(LAB_ROOT / "checks" / "pytest.ini"), "--rootdir", str(LAB_ROOT)]
+    arguments += ["-p", "no:cacheprovider", "-p", "lab.recorder", "-q", *check_files]
+    return pytest.main(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

@@ -1,0 +1,91 @@
+"""The command line: ``python -m lab check STEP`` and ``python -m lab artifact``.
+
+The Makefile's targets call these; every problem with what was typed ends in a one-line
+message and exit status 2, never in a traceback.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from lab import check as checking
+from lab import report, results_json
+from lab.course import LAB_ROOT, LANGUAGES, load_course
+from lab.implementation import UsageError, assemble, read
+from lab.mutants import MutantError
+from lab.runner import LabBroken
+
+STEP_USAGE = "usage: make check-step N   (N is a step from 1 to {last}, e.g. make check-step 4; or N=4)"
+
+
+def parse_steps(text):
+    """'4' or '04' -> (1, 2, 3, 4) and the mutant steps (4,); 'all' -> every step."""
+    last = len(load_course())
+    if text == "all":
+        return checking.every_step(), checking.every_step()
+    if text and text.isdigit() and 1 <= int(text) <= last:
+        return tuple(range(1, int(text) + 1)), (int(text),)
+    raise UsageError(f"not a step: {text!r}. " + STEP_USAGE.format(last=last) if text else STEP_USAGE.format(last=last))
+
+
+def resolve_impl(text):
+    """IMPL as typed; 'steps' and 'solutions' name the lab's own folders from anywhere."""
+    path = Path(text)
+    if not path.exists() and (LAB_ROOT / text).exists():
+        path = LAB_ROOT / text
+    if not path.exists():
+        raise UsageError(f"IMPL={text}: no such folder or .py file")
+    return path
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m lab", description="The lease and fencing-token lab's checker.")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    check = verbs.add_parser("check", help="check an implementation, then show which checks catch each mutant")
+    check.add_argument("step", nargs="?", default="", help="a step from 1 to 8 (checks steps 1..N), or 'all'")
+    check.add_argument("--impl", default="steps", help="a steps-like folder or one .py file (default: steps)")
+    check.add_argument("--no-mutants", action="store_true", help="skip the mutants")
+    check.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the report")
+    check.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    check.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
+    artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
+    artifact.add_argument("--impl", default="steps")
+    artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
+    return parser
+
+
+def main(argv=None):
+    arguments = build_parser().parse_args(argv)
+    try:
+        if arguments.verb == "artifact":
+            return write_artifact(arguments)
+        return run_check(arguments)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return checking.USAGE
+    except (LabBroken, MutantError) as error:
+        print(f"The lab itself is broken: {error}", file=sys.stderr)
+        return checking.LAB_BROKEN
+
+
+def run_check(arguments):
+    steps, mutant_steps = parse_steps(arguments.step.strip())
+    impl = resolve_impl(arguments.impl)
+    outcome = checking.check(
+        impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl
+    )
+    report.render(outcome, arguments.lang)
+    if arguments.json:
+        results_json.write(outcome, arguments.json)
+    return outcome.exit_status
+
+
+def write_artifact(arguments):
+    implementation = read(resolve_impl(arguments.impl), label=arguments.impl)
+    out = Path(arguments.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.resolve() in {f.path.resolve() for f in implementation.files}:
+        raise UsageError(f"OUT={arguments.out} would overwrite the implementation itself")
+    out.write_text(assemble(implementation), encoding="utf-8")
+    print(f"wrote {out} from {implementation.label}")
+    return 0

@@ -1,0 +1,51 @@
+"""The course as course.toml lists it: steps in order, their titles, hints and contract clauses."""
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+LAB_ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES = ("en", "ja")
+
+# A clause is one bullet of a contract file: "- **C4.5** Otherwise ... returns the new fence."
+CLAUSE_LINE = re.compile(r"^- \*\*(C(\d+)\.(\d+))\*\* (.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    dir: str
+    function: str
+    title: dict
+    hints: dict
+
+    def contract_path(self, lang="en", root=LAB_ROOT):
+        name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
+        return root / "steps" / self.dir / name
+
+    def clauses(self, lang="en", root=LAB_ROOT):
+        """The step's contract clauses, id -> text, in the order the contract file gives them."""
+        text = self.contract_path(lang, root).read_text(encoding="utf-8")
+        return {match[1]: match[4].strip() for match in CLAUSE_LINE.finditer(text)}
+
+
+@cache
+def load_course(root=LAB_ROOT):
+    """All steps in course order. Numbers come from the order, never from the folder names."""
+    manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
+    return tuple(
+        Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"])
+        for number, entry in enumerate(manifest["steps"], start=1)
+    )
+
+
+def step_of_clause(clause_id):
+    """'C4.5' -> 4."""
+    return int(clause_id[1:].split(".")[0])
+
+
+def all_clauses(lang="en", root=LAB_ROOT):
+    """Every clause of the course, id -> text."""
+    return {cid: text for step in load_course(root) for cid, text in step.clauses(lang, root).items()}

@@ -1,0 +1,137 @@
+"""An implementation of the eight functions, and how to turn it into a module.
+
+An implementation is either a steps-like folder (``NN-name/step.py`` for each step of the
+course) or a single ``.py`` file that defines the functions. A folder's files are executed one
+after the other into one shared namespace, in course order, so that a later step can call an
+earlier step's function by its bare name, just as in the assembled artifact.
+"""
+
+import types
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from lab.course import load_course
+
+STEP_FILE = "step.py"
+
+
+class UsageError(Exception):
+    """The command line named something that cannot be checked."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file of an implementation: the steps it serves, where it lives, and its text."""
+
+    steps: tuple
+    path: Path
+    text: str | None  # None: the file is missing
+
+
+@dataclass(frozen=True)
+class Implementation:
+    label: str
+    files: tuple
+
+    def file_for(self, step_number):
+        return next(f for f in self.files if step_number in f.steps)
+
+    def with_text(self, step_number, text, label):
+        """A copy in which the file serving step_number reads text instead."""
+        files = tuple(replace(f, text=text) if step_number in f.steps else f for f in self.files)
+        return Implementation(label, files)
+
+
+@dataclass
+class LoadedImplementation:
+    """The module built from an implementation, and what went wrong per step while building it."""
+
+    module: types.ModuleType
+    problems: dict = field(default_factory=dict)  # step number -> message
+
+
+def display_path(path):
+    """A path as the learner would type it: relative to the current folder when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def read(path, label=None):
+    """Read the implementation at path: a steps-like folder or a single .py file."""
+    path = Path(path)
+    course = load_course()
+    label = label or display_path(path)
+    if path.is_dir():
+        files = []
+        for step in course:
+            file = path / step.dir / STEP_FILE
+            text = file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
+            files.append(SourceFile((step.number,), file, text))
+        if all(f.text is None for f in files):
+            raise UsageError(f"{label} has none of the step files (such as {course[0].dir}/{STEP_FILE})")
+        return Implementation(label, tuple(files))
+    if path.is_file() and path.suffix == ".py":
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return Implementation(label, (SourceFile(tuple(s.number for s in course), path, text),))
+    raise UsageError(f"{label}: no such folder or .py file")
+
+
+def load(implementation, module_name="lease"):
+    """Execute the implementation's files into one fresh module, collecting per-step problems.
+
+    A file that does not compile or raises while it runs marks the steps it serves; the files
+    after it still load, so that a broken step 5 does not hide a working step 4.
+    """
+    module = types.ModuleType(module_name)
+    loaded = LoadedImplementation(module)
+    for file in implementation.files:
+        shown = display_path(file.path)
+        if file.text is None:
+            problem = f"{shown} is missing"
+        else:
+            problem = _execute(file.text, str(file.path), shown, module)
+        for number in file.steps:
+            function = load_course()[number - 1].function
+            if problem:
+                loaded.problems[number] = problem
+            elif not callable(getattr(module, function, None)):
+                loaded.problems[number] = f"{shown} defines no `{function}`"
+    return loaded
+
+
+def _execute(text, filename, shown, module):
+    try:
+        code = compile(text, filename, "exec")
+    except SyntaxError as error:
+        return f"{shown}, line {error.lineno}: {type(error).__name__}: {error.msg}"
+    try:
+        exec(code, module.__dict__)
+    except BaseException as error:  # noqa: BLE001 - learner code may raise anything, SystemExit too
+        return f"{shown}{_line_in(error, filename)}: running the file raised {type(error).__name__}: {error}"
+    return None
+
+
+def _line_in(error, filename):
+    lines = [frame.tb_lineno for frame in _frames(error.__traceback__) if frame.tb_frame.f_code.co_filename == filename]
+    return f", line {lines[-1]}" if lines else ""
+
+
+def _frames(traceback):
+    while traceback is not None:
+        yield traceback
+        traceback = traceback.tb_next
+
+
+def assemble(implementation):
+    """The implementation as the text of one importable module (the artifact)."""
+    if len(implementation.files) == 1:
+        return implementation.files[0].text
+    course = load_course()
+    parts = [f'"""The lease and fencing-token artifact, assembled from {implementation.label}."""\n']
+    for file in implementation.files:
+        step = course[file.steps[0] - 1]
+        body = file.text if file.text is not None else f"# {step.dir}/{STEP_FILE} is missing\n"
+        parts.append(f"\n# ---- step {step.number}: {step.function} ({step.dir}/{STEP_FILE}) ----\n{body}")
+    return "".join(parts)

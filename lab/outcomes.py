@@ -1,0 +1,31 @@
+"""The exceptions through which a check reports what the code under test did."""
+
+
+class CallRaised(Exception):
+    """The code under test raised while a check called it; names the call."""
+
+    def __init__(self, call, error):
+        super().__init__(f"called {call}; it raised {type(error).__name__}: {error}")
+        self.call = call
+        self.error = error
+
+
+class LoadFailure(Exception):
+    """The step's file could not be loaded, or does not define the step's function."""
+
+
+class CheckTimeout(BaseException):
+    """A check ran past its time limit.
+
+    A BaseException so that Hypothesis does not take it for a failing example and shrink it
+    (which would run the endless code again), and so that no ``except Exception`` in the code
+    under test swallows it.
+    """
+
+
+class NotImplementedYet(BaseException):
+    """The code under test still raises NotImplementedError: the stub is not filled in.
+
+    A BaseException so that Hypothesis stops at the first example instead of shrinking a
+    failure that every example shares.
+    """

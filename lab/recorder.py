@@ -1,0 +1,114 @@
+"""A pytest plugin, loaded in the child process, that records every check's outcome as JSON lines.
+
+One line per event, flushed at once, so that the parent still knows what finished and what
+was running when the child dies (``os._exit``, a segfault, a kill after a deadlock).
+"""
+
+import json
+import signal
+import traceback
+
+import pytest
+
+from lab.course import step_of_clause
+from lab.outcomes import CallRaised, CheckTimeout, LoadFailure, NotImplementedYet
+from lab.targets import Plan
+
+plan = Plan.from_environment()
+events = open(plan.events, "a", encoding="utf-8") if plan.events else None  # noqa: SIM115 - open for the session
+
+
+def emit(**event):
+    if events:
+        events.write(json.dumps(event) + "\n")
+        events.flush()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    settled = set(plan.skip)
+    kept = [item for item in items if item.nodeid not in settled]
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid in settled])
+    items[:] = kept
+    emit(event="collected", items=[describe(item) for item in kept])
+
+
+def pytest_runtest_logstart(nodeid, location):
+    emit(event="start", nodeid=nodeid)
+
+
+def _on_alarm(signum, frame):
+    raise CheckTimeout()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, plan.time_limit)
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
+        status, message = classify(call.excinfo, item)
+        emit(event="result", **describe(item), status=status, message=message, duration=round(call.duration, 4))
+    return report
+
+
+def describe(item):
+    """What identifies one check run: the node id, the check, its target, step and clauses."""
+    clauses = [clause for mark in item.iter_markers("clause") for clause in mark.args]
+    return {
+        "nodeid": item.nodeid,
+        "check": item.originalname,
+        "target": item.callspec.params["lease"].id,
+        "step": max(step_of_clause(c) for c in clauses),
+        "clauses": clauses,
+    }
+
+
+def classify(excinfo, item):
+    """(status, message) for one finished check."""
+    if excinfo is None:
+        return "passed", ""
+    error = _first(excinfo.value)
+    if isinstance(error, CheckTimeout):
+        return "timeout", (
+            f"did not finish within {plan.time_limit:g} s: an endless loop, or a lock that is never released?"
+        )
+    if isinstance(error, LoadFailure):
+        return "error", str(error)
+    if isinstance(error, NotImplementedYet):
+        return "not_implemented", f"not implemented yet: {error} raised NotImplementedError"
+    if isinstance(error, NotImplementedError):
+        return "not_implemented", "not implemented yet: the code under test raised NotImplementedError"
+    if isinstance(error, CallRaised):
+        return "error", str(error) + _where(error.error) + _notes(error)
+    if isinstance(error, AssertionError):
+        return "failed", str(error) + _notes(error)
+    return "error", f"{type(error).__name__}: {error}" + _where(error) + _notes(error)
+
+
+def _first(error):
+    """The first leaf of an exception group (Hypothesis reports several failures as one group)."""
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error
+
+
+def _where(error):
+    """' (at file, line N)' for the innermost frame outside the checks and the checker."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/checks/" not in f.filename and "/lab/" not in f.filename]
+    frames = [f for f in frames if "site-packages" not in f.filename and "/lib/python" not in f.filename]
+    return f" (at {frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+
+
+def _notes(error):
+    notes = [note for note in getattr(error, "__notes__", []) if note.startswith(("Falsifying", "Draw", "state", "    "))]
+    return ("\n" + "\n".join(notes)) if notes else ""

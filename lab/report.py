@@ -1,0 +1,132 @@
+"""The human report of a check run, in English or Japanese, rendered with rich."""
+
+from rich.console import Console
+from rich.markup import escape
+
+from lab.course import load_course
+
+WORDS = {
+    "en": {
+        "heading": "Lease and fencing-token lab: checking steps {steps} of {impl}",
+        "step": "Step {n} · {function}: {title}",
+        "not_implemented": "not implemented yet: {file} still raises NotImplementedError ({count} checks wait for it)",
+        "mutants": "Mutants of step {n}: the reference with one change that breaks the contract",
+        "caught": "caught",
+        "survived": "SURVIVED",
+        "worksheet": "the worksheet's snippet",
+        "breaks": "breaks",
+        "caught_by": "caught by",
+        "still_passes": "still passes",
+        "survived_note": "no check catches this mutant: the lab itself has a gap (exit status 3)",
+        "passes": "step {n} passes ({count} checks)",
+        "fails": "step {n}: {passed} of {count} checks pass",
+        "all_pass": "All checks of steps {steps} pass.",
+        "next": "Stuck on step {n}? Ask yourself:",
+        "lab_broken": "The lab itself is broken:",
+        "status": {"passed": "✔", "failed": "✘", "error": "✘", "not_implemented": "…", "timeout": "⏱", "crashed": "💥"},
+    },
+    "ja": {
+        "heading": "リースと fencing token のラボ: {impl} のステップ {steps} を検査",
+        "step": "ステップ {n} · {function}: {title}",
+        "not_implemented": "まだ実装されていません: {file} が NotImplementedError を送出しています ({count} 件の検査が待機中)",
+        "mutants": "ステップ {n} のミュータント: 契約を破る変更を 1 か所だけ加えた参照実装",
+        "caught": "検出",
+        "survived": "生存",
+        "worksheet": "ワークシートの断片",
+        "breaks": "破る契約",
+        "caught_by": "検出した検査",
+        "still_passes": "通ってしまう検査",
+        "survived_note": "どの検査もこのミュータントを検出しません。ラボ自体の欠陥です (終了コード 3)",
+        "passes": "ステップ {n} は合格 ({count} 件)",
+        "fails": "ステップ {n}: {count} 件中 {passed} 件が合格",
+        "all_pass": "ステップ {steps} のすべての検査に合格しました。",
+        "next": "ステップ {n} で行き詰まったら、自分に問いかけてみましょう:",
+        "lab_broken": "ラボ自体に問題があります:",
+        "status": {"passed": "✔", "failed": "✘", "error": "✘", "not_implemented": "…", "timeout": "⏱", "crashed": "💥"},
+    },
+}
+STYLES = {"passed": "green", "failed": "red", "error": "red", "not_implemented": "yellow", "timeout": "red", "crashed": "red"}
+
+
+def span(steps):
+    return f"{steps[0]}-{steps[-1]}" if len(steps) > 1 else str(steps[0])
+
+
+def render(outcome, lang="en", console=None):
+    console = console or Console(highlight=False, soft_wrap=True)
+    words = WORDS[lang]
+    course = load_course()
+    console.print(f"[bold]{escape(words['heading'].format(steps=span(outcome.steps), impl=outcome.impl))}[/]")
+    for number in outcome.steps:
+        step = course[number - 1]
+        clauses = step.clauses(lang)
+        console.print()
+        console.print(f"[bold]{escape(words['step'].format(n=number, function=step.function, title=step.title[lang]))}[/]")
+        _render_checks(console, words, step, outcome.step_results(number), clauses, outcome.impl)
+        verdicts = [v for v in outcome.verdicts if v.mutant.step == number]
+        if verdicts:
+            console.print(f"  [bold]{escape(words['mutants'].format(n=number))}[/]")
+            for verdict in verdicts:
+                _render_mutant(console, words, verdict, clauses, lang)
+    _render_summary(console, words, outcome, lang)
+
+
+def _render_checks(console, words, step, results, clauses, impl):
+    waiting = [r for r in results if r.status == "not_implemented"]
+    if results and len(waiting) == len(results):
+        file = impl if impl.endswith(".py") else f"{impl}/{step.dir}/step.py"
+        console.print(f"  [yellow]… {escape(words['not_implemented'].format(file=file, count=len(waiting)))}[/]")
+        return
+    for result in results:
+        mark = words["status"][result.status]
+        style = STYLES[result.status]
+        console.print(f"  [{style}]{mark}[/] {' '.join(result.clauses)}  {result.check}")
+        if result.status != "passed":
+            for line in result.message.splitlines():
+                console.print(f"      {escape(line)}")
+            for clause in result.clauses:
+                if clause in clauses:
+                    console.print(f"      [dim]{clause}: {escape(clauses[clause])}[/]")
+
+
+def _render_mutant(console, words, verdict, clauses, lang):
+    mutant = verdict.mutant
+    label = f"[red bold]{words['survived']}[/]" if verdict.survived else f"[green]{words['caught']}[/]"
+    flag = f"  ({words['worksheet']})" if mutant.worksheet else ""
+    console.print(f"    {label}  {mutant.id}{escape(flag)}")
+    console.print(f"        [red]- {escape(mutant.find)}[/]")
+    console.print(f"        [green]+ {escape(mutant.replace)}[/]")
+    console.print(f"        {words['breaks']} {mutant.clause}: {escape(clauses.get(mutant.clause, ''))}")
+    console.print(f"        [dim]{escape(mutant.why[lang])}[/]")
+    if verdict.survived:
+        console.print(f"        [red bold]{escape(words['survived_note'])}[/]")
+    else:
+        console.print(f"        {words['caught_by']}: {', '.join(verdict.killed_by)}")
+    if verdict.passed_by:
+        console.print(f"        [dim]{words['still_passes']}: {', '.join(verdict.passed_by)}[/]")
+
+
+def _render_summary(console, words, outcome, lang):
+    console.print()
+    first_failing = None
+    for number in outcome.steps:
+        results = outcome.step_results(number)
+        passed = sum(r.status == "passed" for r in results)
+        if outcome.step_passes(number):
+            console.print(f"[green]✔ {escape(words['passes'].format(n=number, count=len(results)))}[/]")
+        else:
+            first_failing = first_failing or number
+            console.print(f"[red]✘ {escape(words['fails'].format(n=number, passed=passed, count=len(results)))}[/]")
+    if first_failing is None:
+        console.print(f"[green bold]{escape(words['all_pass'].format(steps=span(outcome.steps)))}[/]")
+    else:
+        console.print(f"\n[bold]{escape(words['next'].format(n=first_failing))}[/]")
+        for number, hint in enumerate(load_course()[first_failing - 1].hints[lang], start=1):
+            console.print(f"  {number}. {escape(hint)}")
+    if outcome.lab_problems or any(v.survived for v in outcome.verdicts):
+        console.print(f"\n[red bold]{escape(words['lab_broken'])}[/]")
+        for problem in outcome.lab_problems:
+            console.print(f"  {escape(problem)}")
+        for verdict in outcome.verdicts:
+            if verdict.survived:
+                console.print(f"  {words['survived']}: {verdict.mutant.id}")

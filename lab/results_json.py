@@ -1,0 +1,43 @@
+"""The machine-readable form of a check run (``--json FILE``); its schema is results.schema.json."""
+
+import json
+from dataclasses import asdict
+
+SCHEMA_VERSION = 1
+
+
+def as_dict(outcome):
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "impl": outcome.impl,
+        "steps": list(outcome.steps),
+        "exit_status": outcome.exit_status,
+        "checks": [asdict(result) for result in outcome.results],
+        "mutants": [
+            {
+                "id": v.mutant.id,
+                "step": v.mutant.step,
+                "clause": v.mutant.clause,
+                "worksheet": v.mutant.worksheet,
+                "status": "survived" if v.survived else "killed",
+                "killed_by": v.killed_by,
+                "passed_by": v.passed_by,
+            }
+            for v in outcome.verdicts
+        ],
+        "summary": {
+            str(number): {
+                "passed": outcome.step_passes(number),
+                "checks": len(outcome.step_results(number)),
+                "checks_passed": sum(r.status == "passed" for r in outcome.step_results(number)),
+            }
+            for number in outcome.steps
+        },
+        "lab_problems": outcome.lab_problems,
+    }
+
+
+def write(outcome, path):
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(as_dict(outcome), handle, ensure_ascii=False, indent=2)
+        handle.write("\n")

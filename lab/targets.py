@@ -1,0 +1,75 @@
+"""What the checks run against: the learner's code, the reference, a mutant or an importable module.
+
+The parent process writes a plan (JSON) naming the targets; the checks' ``lease`` fixture is
+parametrised over them inside the child process that runs pytest.
+"""
+
+import importlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+from lab.course import load_course
+from lab.implementation import LoadedImplementation, load, read
+from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
+
+PLAN_VARIABLE = "LEASE_LAB_PLAN"
+
+
+@dataclass(frozen=True)
+class Target:
+    id: str
+    steps: tuple  # the steps whose checks run against this target
+    impl: str | None = None  # a steps-like folder or a .py file
+    mutant: str | None = None  # the id of a pre-built mutant
+    module: str | None = None  # an importable module name (mutmut's staged copy)
+
+    def load(self):
+        """A fresh module for one check, with the problems found while building it."""
+        if self.module:
+            return _import(self.module)
+        return load(_implementation(self))
+
+
+@cache
+def _implementation(target):
+    if target.mutant:
+        mutant = next(m for m in load_mutants() if m.id == target.mutant)
+        return apply(mutant)
+    return read(target.impl, label=target.id)
+
+
+def _import(name):
+    module = importlib.import_module(name)
+    loaded = LoadedImplementation(module)
+    for step in load_course():
+        if not callable(getattr(module, step.function, None)):
+            loaded.problems[step.number] = f"module {name} defines no `{step.function}`"
+    return loaded
+
+
+@dataclass
+class Plan:
+    """Everything a child process needs to know; written as JSON by the parent."""
+
+    targets: list
+    events: str | None = None  # where the recorder appends its JSON lines
+    skip: list = field(default_factory=list)  # node ids already settled by an earlier child
+    time_limit: float = 10.0  # seconds one check may run
+    lang: str = "en"
+
+    def dump(self, path):
+        path.write_text(json.dumps(asdict(self)), encoding="utf-8")
+
+    @classmethod
+    def from_environment(cls):
+        """The plan the parent wrote, or by default: the reference against every step."""
+        path = os.environ.get(PLAN_VARIABLE)
+        if not path:
+            every_step = tuple(step.number for step in load_course())
+            return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))])
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        data["targets"] = [Target(**{**t, "steps": tuple(t["steps"])}) for t in data["targets"]]
+        return cls(**data)
