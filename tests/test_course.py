@@ -1,0 +1,110 @@
+"""The course hangs together: manifest, step folders, contracts, stubs, mutants and checks agree."""
+
+import ast
+import re
+
+import pytest
+
+from lab.course import LAB_ROOT, LANGUAGES, load_course, step_of_clause
+from lab.implementation import STEP_FILE
+from lab.mutants import apply, load_mutants
+
+COURSE = load_course()
+MUTANTS = load_mutants()
+
+# The eight broken snippets, quoted exactly as the worksheet gives them, by step.
+WORKSHEET_SNIPPETS = {
+    1: "CREATE TABLE jobs",
+    2: "INSERT OR REPLACE INTO jobs",
+    3: "if row else {}",
+    4: "row[0] >= now",
+    5: 'AND until>=?", (now+ttl',
+    6: 'AND done>=0 AND until>?", (result',
+    7: "SET owner=NULL,until=0,fence=0 WHERE",
+    8: "return [claim(path,job_id,owners[0],now,ttl)]",
+}
+
+
+def test_the_manifest_lists_eight_steps_in_the_folders_order():
+    assert [s.number for s in COURSE] == list(range(1, 9))
+    assert [s.dir for s in COURSE] == sorted(p.name for p in (LAB_ROOT / "steps").iterdir() if p.is_dir())
+    assert [s.dir for s in COURSE] == sorted(p.name for p in (LAB_ROOT / "solutions").iterdir() if p.is_dir())
+    for step in COURSE:
+        assert step.dir.startswith(f"{step.number:02d}-"), step.dir
+
+
+@pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
+def test_every_step_has_titles_and_escalating_hints_in_both_languages(step):
+    for lang in LANGUAGES:
+        assert step.title[lang].strip()
+        assert len(step.hints[lang]) >= 2
+        assert all(hint.rstrip().endswith(("?", "？", "か。", "ょう。")) for hint in step.hints[lang]), step.hints[lang]
+    assert len(step.hints["en"]) == len(step.hints["ja"])
+
+
+@pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
+def test_every_contract_numbers_its_clauses_and_both_languages_agree(step):
+    english, japanese = step.clauses("en"), step.clauses("ja")
+    assert list(english) == list(japanese)
+    assert list(english) == [f"C{step.number}.{n}" for n in range(1, len(english) + 1)]
+    for lang in LANGUAGES:
+        text = step.contract_path(lang).read_text(encoding="utf-8")
+        assert f"`{step.function}`" in text.splitlines()[0]
+        assert WORKSHEET_SNIPPETS[step.number] in text
+
+
+@pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
+def test_every_stub_has_the_reference_signature_a_todo_and_raises_not_implemented(step):
+    stub = (LAB_ROOT / "steps" / step.dir / STEP_FILE).read_text(encoding="utf-8")
+    reference = (LAB_ROOT / "solutions" / step.dir / STEP_FILE).read_text(encoding="utf-8")
+    assert _signature(stub, step.function) == _signature(reference, step.function)
+    assert f"TODO(step {step.number})" in stub
+    assert "raise NotImplementedError" in stub
+    assert ast.get_docstring(_function(stub, step.function))
+
+
+def _function(source, name):
+    return next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def _signature(source, name):
+    return ast.dump(_function(source, name).args)
+
+
+@pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
+def test_every_step_has_at_least_three_mutants_one_of_them_the_worksheet_snippet(step):
+    own = [m for m in MUTANTS if m.step == step.number]
+    assert len(own) >= 3
+    quoted = [m for m in own if m.worksheet]
+    assert len(quoted) == 1 and WORKSHEET_SNIPPETS[step.number] in quoted[0].replace
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_every_mutant_applies_once_and_names_its_clause_checks_and_reasons(mutant):
+    assert mutant.id.startswith(f"m{mutant.step}-")
+    mutated = apply(mutant)  # raises unless the text occurs exactly once
+    assert mutant.replace in mutated.file_for(mutant.edits_step).text and mutant.find != mutant.replace
+    assert step_of_clause(mutant.clause) == mutant.step
+    assert mutant.clause in COURSE[mutant.step - 1].clauses("en")
+    assert mutant.caught_by
+    assert all(mutant.why[lang].strip() for lang in LANGUAGES)
+    checks_of_step = _check_names(mutant.step)
+    assert set(mutant.caught_by) <= checks_of_step, set(mutant.caught_by) - checks_of_step
+
+
+def _check_names(step_number):
+    names = set()
+    for path in (LAB_ROOT / "checks").glob("test_*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                clauses = re.findall(r"C(\d+)\.\d+", ast.unparse(node.decorator_list))
+                if clauses and max(int(c) for c in clauses) == step_number:
+                    names.add(node.name)
+    return names
+
+
+def test_the_readme_starts_with_the_two_commands():
+    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
+    first_commands = re.findall(r"^\s*(make [\w-]+(?: \d)?)", readme, re.MULTILINE)[:2]
+    assert first_commands == ["make check-step 1", "make test"]
