@@ -3,6 +3,7 @@
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from lab import kill_matrix
 from lab.course import load_course
 from lab.implementation import read
 from lab.mutants import apply, load_mutants
@@ -31,6 +32,7 @@ class CheckRun:
     results: list  # runner.Result, one per check of the learner's code
     verdicts: list = field(default_factory=list)
     lab_problems: list = field(default_factory=list)
+    kill_matrix_cached: bool = False  # the mutants' results came from build/kill-matrix/
 
     def step_results(self, number):
         return [r for r in self.results if r.step == number]
@@ -46,7 +48,7 @@ class CheckRun:
         return ALL_PASS if all(self.step_passes(n) for n in self.steps) else SOME_FAIL
 
 
-def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None):
+def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True):
     """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
 
     Both run at once, each in its own child process: the learner's code never shares a process
@@ -57,13 +59,12 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
     for mutant in mutants:
         apply(mutant)  # a mutant that does not apply once stops the run here, with its file named
-    mutant_targets = [Target(m.id, (m.step,), mutant=m.id) for m in mutants]
     with ThreadPoolExecutor(2) as pool:
         learner_run = pool.submit(run, learner, time_limit, lang)
-        mutant_run = pool.submit(run, mutant_targets, time_limit, lang) if mutant_targets else None
+        mutant_run = pool.submit(kill_matrix.results, mutants, time_limit, lang, use_cache)
         results = learner_run.result()
-        mutant_results = mutant_run.result() if mutant_run else []
-    outcome = CheckRun(tuple(steps), implementation.label, results)
+        mutant_results, matrix_cached = mutant_run.result()
+    outcome = CheckRun(tuple(steps), implementation.label, results, kill_matrix_cached=matrix_cached)
     outcome.verdicts = [_verdict(m, mutant_results) for m in mutants]
     if implementation.label == "solutions" and outcome.exit_status == SOME_FAIL:
         outcome.lab_problems.append("the reference solution fails its own checks")

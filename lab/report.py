@@ -12,6 +12,7 @@ WORDS = {
         "not_implemented": "not implemented yet: {file} still raises NotImplementedError ({count} checks wait for it)",
         "folded": "all {count} checks pass",
         "mutants": "Mutants of step {n}: the reference with one change that breaks the contract",
+        "cached": "(their results are reused from build/kill-matrix/: the checks, reference and mutants have not changed)",
         "caught": "caught",
         "survived": "SURVIVED",
         "worksheet": "the worksheet's snippet",
@@ -32,6 +33,7 @@ WORDS = {
         "not_implemented": "まだ実装されていません: {file} が NotImplementedError を送出しています ({count} 件の検査が待機中)",
         "folded": "{count} 件の検査すべてに合格",
         "mutants": "ステップ {n} のミュータント: 契約を破る変更を 1 か所だけ加えた参照実装",
+        "cached": "(結果は build/kill-matrix/ から再利用: 検査・参照実装・ミュータントは変わっていません)",
         "caught": "検出",
         "survived": "生存",
         "worksheet": "ワークシートの断片",
@@ -75,6 +77,8 @@ def render(outcome, lang="en", console=None):
         verdicts = [v for v in outcome.verdicts if v.mutant.step == number]
         if verdicts:
             console.print(f"  [bold]{escape(words['mutants'].format(n=number))}[/]")
+            if outcome.kill_matrix_cached:
+                console.print(f"  [dim]{escape(words['cached'])}[/]")
             for verdict in verdicts:
                 _render_mutant(console, words, verdict, clauses, lang)
     _render_summary(console, words, outcome, lang)

@@ -9,7 +9,7 @@ from lab.course import LAB_ROOT
 @pytest.fixture(scope="session")
 def reference_run():
     """The reference against every check, and every mutant against its step's checks."""
-    return check(LAB_ROOT / "solutions", every_step(), every_step(), impl_label="solutions")
+    return check(LAB_ROOT / "solutions", every_step(), every_step(), impl_label="solutions", use_cache=False)
 
 
 @pytest.fixture(scope="session")
