@@ -7,7 +7,7 @@ from lab.course import load_course
 
 WORDS = {
     "en": {
-        "heading": "Lease and fencing-token lab: checking steps {steps} of {impl}",
+        "heading": "Lease and fencing-token lab: checking step{s} {steps} of {impl}",
         "step": "Step {n} · {function}: {title}",
         "not_implemented": "not implemented yet: {file} still raises NotImplementedError ({count} checks wait for it)",
         "folded": "all {count} checks pass",
@@ -22,8 +22,9 @@ WORDS = {
         "survived_note": "no check catches this mutant: the lab itself has a gap (exit status 3)",
         "passes": "step {n} passes ({count} checks)",
         "fails": "step {n}: {passed} of {count} checks pass",
-        "all_pass": "All checks of steps {steps} pass.",
+        "all_pass": "All checks of step(s) {steps} pass.",
         "next": "Stuck on step {n}? Ask yourself:",
+        "all_checks": "all {count} checks of this step:",
         "lab_broken": "The lab itself is broken:",
         "status": {"passed": "✔", "failed": "✘", "error": "✘", "not_implemented": "…", "timeout": "⏱", "crashed": "💥"},
     },
@@ -45,6 +46,7 @@ WORDS = {
         "fails": "ステップ {n}: {count} 件中 {passed} 件が合格",
         "all_pass": "ステップ {steps} のすべての検査に合格しました。",
         "next": "ステップ {n} で行き詰まったら、自分に問いかけてみましょう:",
+        "all_checks": "このステップの {count} 件すべての検査:",
         "lab_broken": "ラボ自体に問題があります:",
         "status": {"passed": "✔", "failed": "✘", "error": "✘", "not_implemented": "…", "timeout": "⏱", "crashed": "💥"},
     },
@@ -60,8 +62,8 @@ def render(outcome, lang="en", console=None):
     console = console or Console(highlight=False, soft_wrap=True)
     words = WORDS[lang]
     course = load_course()
-    console.print(f"[bold]{escape(words['heading'].format(steps=span(outcome.steps), impl=outcome.impl))}[/]")
-    console.print()
+    plural = "s" if len(outcome.steps) > 1 else ""
+    console.print(f"[bold]{escape(words['heading'].format(s=plural, steps=span(outcome.steps), impl=outcome.impl))}[/]")
     for number in outcome.steps:
         step = course[number - 1]
         clauses = step.clauses(lang)
@@ -89,6 +91,13 @@ def _render_checks(console, words, step, results, clauses, impl):
     if results and len(waiting) == len(results):
         file = impl if impl.endswith(".py") else f"{impl}/{step.dir}/step.py"
         console.print(f"  [yellow]… {escape(words['not_implemented'].format(file=file, count=len(waiting)))}[/]")
+        return
+    if len(results) > 1 and len({(r.status, r.message) for r in results}) == 1 and results[0].status != "passed":
+        # One cause for every check of the step (a file that does not load): say it once.
+        first = results[0]
+        console.print(f"  [{STYLES[first.status]}]{words['status'][first.status]}[/] {escape(words['all_checks'].format(count=len(results)))}")
+        for line in first.message.splitlines():
+            console.print(f"      {escape(line)}")
         return
     for result in results:
         mark = words["status"][result.status]
