@@ -108,3 +108,9 @@ def test_the_readme_starts_with_the_two_commands():
     readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
     first_commands = re.findall(r"^\s*(make [\w-]+(?: \d)?)", readme, re.MULTILINE)[:2]
     assert first_commands == ["make check-step 1", "make test"]
+
+
+def test_the_readme_lists_every_step_folder_and_function_in_course_order():
+    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d) \| `steps/([\w-]+)/` \| `(\w+)\(", readme, re.MULTILINE)
+    assert rows == [(str(s.number), s.dir, s.function) for s in COURSE]
