@@ -111,7 +111,7 @@ def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now
 
 @pytest.mark.clause("C4.6")
 def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
-    racers = ["A", "B", "C", "D"]
+    racers = ["A", "B", "C", "D", "E", "F", "G", "H"]
     for attempt in range(3):
         db = new_db()
         seed(db, "job")
