@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from lab.course import load_course, step_of_clause
+from lab.messages import say
 from lab.outcomes import LoadFailure
 from lab.targets import Plan, Target
 
@@ -66,11 +67,11 @@ def _target_of(item):
 def lease(request):
     """The module under test, loaded afresh for this check; a clear failure if its step cannot load."""
     target = request.param
-    loaded = target.load()
+    loaded = target.load(PLAN.lang)
     step = step_of(request.node)
     if step in loaded.problems:
         function = load_course()[step - 1].function
-        raise LoadFailure(f"step {step} cannot be checked: {loaded.problems[step]} (needed: `{function}`)")
+        raise LoadFailure(say("cannot_check", PLAN.lang, step=step, problem=loaded.problems[step], function=function))
     return loaded.module
 
 

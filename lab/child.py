@@ -14,9 +14,14 @@ def main(plan_path, check_files):
     # The lab's own configuration and rootdir, so that nothing in a learner's folder
     # (a conftest.py, a pytest.ini) takes part in the run.
     arguments = ["-c", str(LAB_ROOT / "checks" / "pytest.ini"), "--rootdir", str(LAB_ROOT)]
-    arguments += ["-p", "no:cacheprovider", "-p", "lab.recorder", "-q", *check_files]
+    # No capture: the recorder sends the learner's output to /dev/null instead of into memory.
+    arguments += ["-p", "no:cacheprovider", "-p", "lab.recorder", "-q", "--capture=no", *check_files]
     return pytest.main(arguments)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2:]))
+    status = main(sys.argv[1], sys.argv[2:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Not sys.exit: threads the learner's code left deadlocked would keep the process alive.
+    os._exit(int(status))

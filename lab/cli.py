@@ -35,7 +35,7 @@ def resolve_impl(text):
         path = LAB_ROOT / text
     if not path.exists():
         raise UsageError(f"IMPL={text}: no such folder or .py file")
-    return path
+    return path.resolve()  # the children run in the lab's folder, not in the current one
 
 
 def build_parser():

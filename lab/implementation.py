@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lab.course import load_course
+from lab.messages import say
 
 STEP_FILE = "step.py"
 
@@ -78,44 +79,53 @@ def read(path, label=None):
     raise UsageError(f"{label}: no such folder or .py file")
 
 
-def load(implementation, module_name="lease"):
+def load(implementation, module_name="lease", lang="en", known=None):
     """Execute the implementation's files into one fresh module, collecting per-step problems.
 
     A file that does not compile or raises while it runs marks the steps it serves; the files
-    after it still load, so that a broken step 5 does not hide a working step 4.
+    after it still load, so that a broken step 5 does not hide a working step 4. `known` maps a
+    step to a problem found beforehand (a file that hangs or ends the process when it runs, see
+    lab/probe.py): such a file is not run again.
     """
+    known = known or {}
     module = types.ModuleType(module_name)
     loaded = LoadedImplementation(module)
     for file in implementation.files:
         shown = display_path(file.path)
-        if file.text is None:
-            problem = f"{shown} is missing"
-        else:
-            problem = _execute(file.text, str(file.path), shown, module)
+        problem = next((known[n] for n in file.steps if n in known), None)
+        if problem is None and file.text is None:
+            problem = say("missing", lang, file=shown)
+        elif problem is None:
+            problem = execute(file.text, str(file.path), shown, module, lang)
         for number in file.steps:
             function = load_course()[number - 1].function
             if problem:
                 loaded.problems[number] = problem
             elif not callable(getattr(module, function, None)):
-                loaded.problems[number] = f"{shown} defines no `{function}`"
+                loaded.problems[number] = say("defines_no", lang, file=shown, function=function)
     return loaded
 
 
-def _execute(text, filename, shown, module):
+def execute(text, filename, shown, module, lang="en"):
+    """Run one file's text into module; a message naming the file and line if that fails."""
     try:
         code = compile(text, filename, "exec")
     except SyntaxError as error:
-        return f"{shown}, line {error.lineno}: {type(error).__name__}: {error.msg}"
+        return say("syntax", lang, file=shown, line=error.lineno, kind=type(error).__name__, error=error.msg)
     try:
         exec(code, module.__dict__)
     except BaseException as error:  # noqa: BLE001 - learner code may raise anything, SystemExit too
-        return f"{shown}{_line_in(error, filename)}: running the file raised {type(error).__name__}: {error}"
+        if type(error).__name__ == "CheckTimeout":
+            raise
+        where = _line_in(error, filename)
+        where = say("where", lang, line=where) if where else ""
+        return say("raised", lang, file=shown, where=where, kind=type(error).__name__, error=error)
     return None
 
 
 def _line_in(error, filename):
     lines = [frame.tb_lineno for frame in _frames(error.__traceback__) if frame.tb_frame.f_code.co_filename == filename]
-    return f", line {lines[-1]}" if lines else ""
+    return lines[-1] if lines else None
 
 
 def _frames(traceback):

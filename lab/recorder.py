@@ -5,12 +5,17 @@ was running when the child dies (``os._exit``, a segfault, a kill after a deadlo
 """
 
 import json
+import os
 import signal
+import sqlite3
+import sys
 import traceback
+from contextlib import contextmanager
 
 import pytest
 
 from lab.course import step_of_clause
+from lab.messages import say
 from lab.outcomes import CallRaised, CheckTimeout, LoadFailure, NotImplementedYet
 from lab.targets import Plan
 
@@ -37,19 +42,74 @@ def pytest_runtest_logstart(nodeid, location):
     emit(event="start", nodeid=nodeid)
 
 
+class _Clock:
+    running = False  # True while the check's own code (setup or call) runs
+
+
 def _on_alarm(signum, frame):
-    raise CheckTimeout()
+    if _Clock.running:
+        raise CheckTimeout()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, plan.time_limit)
+    # The alarm repeats: code that catches the first CheckTimeout, or waits for deadlocked
+    # threads on its way out (a ThreadPoolExecutor's shutdown), gets another one.
+    signal.setitimer(signal.ITIMER_REAL, plan.time_limit, 0.25)
+    real_exit, os._exit = os._exit, _refuse_exit
+    try:
+        with _silenced():
+            return (yield)
+    finally:
+        os._exit = real_exit
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _refuse_exit(code):
+    """os._exit while a check runs: an exception of the check instead of the end of the run."""
+    raise SystemExit(say("os_exit", plan.lang, code=code))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    _Clock.running = True
     try:
         return (yield)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _Clock.running = False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    _Clock.running = True
+    try:
+        return (yield)
+    except KeyboardInterrupt as error:
+        # Raised by the code under test (the child has no terminal): a failure of this check,
+        # not the end of the whole run.
+        raise CallRaised("the code under test", error) from error
+    finally:
+        _Clock.running = False
+
+
+@contextmanager
+def _silenced():
+    """The learner's prints go to /dev/null: a flood costs neither memory nor disk."""
+    saved = sys.stdout, sys.stderr, os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+        os.dup2(devnull.fileno(), 2)
+        sys.stdout = sys.stderr = devnull
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = saved[0], saved[1]
+            os.dup2(saved[2], 1)
+            os.dup2(saved[3], 2)
+            os.close(saved[2])
+            os.close(saved[3])
 
 
 @pytest.hookimpl(wrapper=True)
@@ -79,9 +139,10 @@ def classify(excinfo, item):
         return "passed", ""
     error = _first(excinfo.value)
     if isinstance(error, CheckTimeout):
-        return "timeout", (
-            f"did not finish within {plan.time_limit:g} s: an endless loop, or a lock that is never released?"
-        )
+        return "timeout", say("timeout", plan.lang, limit=plan.time_limit)
+    cause = error.error if isinstance(error, CallRaised) else error
+    if isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause):
+        return "error", say("locked", plan.lang, error=cause) + _where(cause)
     if isinstance(error, LoadFailure):
         return "error", str(error)
     if isinstance(error, NotImplementedYet):

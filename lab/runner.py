@@ -14,14 +14,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from lab.course import LAB_ROOT
+from lab.messages import say
+from lab.probe import find_problems
 from lab.targets import Plan
 
 CHECKS_DIR = LAB_ROOT / "checks"
-GRACE = 5.0  # seconds past the time limit before the parent kills a hung child
+STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
+LOST_LIMIT = 3  # checks of one step that may crash or hang their process before the rest is skipped
+GRACE = 5.0  # at most this many seconds past the time limit before the parent kills a hung child
 
 
 class LabBroken(Exception):
@@ -40,13 +44,26 @@ class Result:
     duration: float
 
 
-def run(targets, time_limit=10.0, lang="en"):
-    """Every check of every target, in collection order."""
+def run(targets, time_limit=10.0, lang="en", budget=None):
+    """Every check of every target, in collection order.
+
+    budget: seconds the whole run may take (one submission of a class); checks still to run
+    when it is used up are reported as timed out, without running them.
+    """
+    deadline = time.monotonic() + budget if budget else None
     workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp()))
     try:
-        return _run_until_settled(targets, time_limit, lang, workdir)
+        targets = [_probed(t, time_limit, lang, workdir) for t in targets]
+        return _run_until_settled(targets, time_limit, lang, workdir, (deadline, budget))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _probed(target, time_limit, lang, workdir):
+    """The learner's target, with the files that hang or end the process when run found first."""
+    if not target.impl:
+        return target
+    return replace(target, known_problems=find_problems(target.impl, time_limit, workdir, lang))
 
 
 def _fast_tmp():
@@ -55,30 +72,49 @@ def _fast_tmp():
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def _run_until_settled(targets, time_limit, lang, workdir):
-    results, checks, skip = {}, {}, []
+def _run_until_settled(targets, time_limit, lang, workdir, budget):
+    results, checks, skip, losses = {}, {}, [], {}
+    deadline, seconds = budget
     for attempt in range(1, 1000):
         events = workdir / f"events-{attempt}.jsonl"
         plan = Plan([asdict(t) for t in targets], str(events), skip, time_limit, lang)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = _run_child(plan_path, events, workdir, time_limit)
+        outcome = _run_child(plan_path, events, workdir, time_limit, deadline)
         started = None
         for event in _read(events):
-            if event["event"] == "collected" and not checks:
-                checks = {item["nodeid"]: item for item in event["items"]}
+            if event["event"] == "collected":
+                checks.update((item["nodeid"], item) for item in event["items"] if item["nodeid"] not in checks)
             elif event["event"] == "start":
                 started = event["nodeid"]
             elif event["event"] == "result":
                 results[event["nodeid"]] = Result(**{k: v for k, v in event.items() if k != "event"})
                 started = None
+        if outcome.out_of_time:
+            for nodeid in checks:
+                results.setdefault(nodeid, Result(**checks[nodeid], status="timeout", message=say("budget", lang, budget=seconds), duration=0.0))
+            break
         if not checks and outcome.returncode not in (0, 1):
             raise LabBroken(f"the checks could not start (pytest exit {outcome.returncode}):\n{outcome.stderr}")
         if started is None or started in results:
             break
-        results[started] = _lost(checks[started], outcome, time_limit)
+        lost = results[started] = _lost(checks[started], outcome, time_limit, lang)
+        _give_up_after(lost, losses, checks, results, lang)
         skip = list(results)
     return [results[nodeid] for nodeid in checks if nodeid in results]
+
+
+def _give_up_after(lost, losses, checks, results, lang):
+    """After LOST_LIMIT checks of one step and target killed or hung their process, skip the
+    rest of that step: each would cost a new process, and a time limit, for the same news."""
+    key = (lost.target, lost.step)
+    losses[key] = losses.get(key, 0) + 1
+    if losses[key] < LOST_LIMIT:
+        return
+    message = say("not_run_after_losses", lang, count=LOST_LIMIT)
+    for nodeid, check in checks.items():
+        if (check["target"], check["step"]) == key:
+            results.setdefault(nodeid, Result(**check, status=lost.status, message=message, duration=0.0))
 
 
 @dataclass
@@ -86,9 +122,10 @@ class ChildOutcome:
     returncode: int
     hung: bool
     stderr: str
+    out_of_time: bool = False
 
 
-def _run_child(plan_path, events, workdir, time_limit):
+def _run_child(plan_path, events, workdir, time_limit, deadline=None):
     """Run one child until it ends, or kill it when one check runs far past the time limit."""
     stderr_path = workdir / "stderr.txt"
     env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -99,23 +136,31 @@ def _run_child(plan_path, events, workdir, time_limit):
             cwd=LAB_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
             env=env, start_new_session=True,
         )
-        hung = _watch(child, events, time_limit)
-    return ChildOutcome(child.returncode, hung, stderr_path.read_text(errors="replace")[-4000:])
+        hung, out_of_time = _watch(child, events, time_limit, deadline)
+    with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it
+        stderr.seek(max(0, stderr_path.stat().st_size - 4000))
+        tail = stderr.read().decode(errors="replace")
+    return ChildOutcome(child.returncode, hung, tail, out_of_time)
 
 
-def _watch(child, events, time_limit):
-    """Wait for the child; kill its whole process group if one check outlives limit + grace."""
+def _watch(child, events, time_limit, deadline=None):
+    """Wait for the child; kill its whole process group if one check outlives limit + grace,
+    or when the deadline passes. Returns (hung, out_of_time)."""
     last_progress, seen = time.monotonic(), 0
+    grace = min(GRACE, max(1.0, time_limit))
     while child.poll() is None:
         time.sleep(0.05)
         size = events.stat().st_size if events.exists() else 0
+        now = time.monotonic()
         if size != seen:
-            last_progress, seen = time.monotonic(), size
-        elif time.monotonic() - last_progress > time_limit + GRACE:
+            last_progress, seen = now, size
+        # Until the first event, pytest is starting and collecting: slow on a busy machine.
+        hung = now - last_progress > (time_limit + grace if seen else max(time_limit + grace, STARTUP))
+        if hung or (deadline and now > deadline):
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
-            return True
-    return False
+            return hung, not hung
+    return False, False
 
 
 def _read(events):
@@ -125,14 +170,10 @@ def _read(events):
     return [json.loads(line) for line in lines if line.endswith("}")]
 
 
-def _lost(check, outcome, time_limit):
+def _lost(check, outcome, time_limit, lang="en"):
     """The result of a check during which the child process died or hung."""
     if outcome.hung:
-        status, message = "timeout", f"did not finish within {time_limit:g} s and could not be interrupted (a deadlock?)"
+        status, message = "timeout", say("hung", lang, limit=time_limit)
     else:
-        status = "crashed"
-        message = (
-            f"the process running this check ended (exit status {outcome.returncode}): "
-            "sys.exit(), os._exit() or a crash in the code under test?"
-        )
+        status, message = "crashed", say("crashed", lang, code=outcome.returncode)
     return Result(**check, status=status, message=message, duration=0.0)

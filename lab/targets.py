@@ -24,12 +24,13 @@ class Target:
     impl: str | None = None  # a steps-like folder or a .py file
     mutant: str | None = None  # the id of a pre-built mutant
     module: str | None = None  # an importable module name (mutmut's staged copy)
+    known_problems: tuple = ()  # (step, message): files that hang or end the process when run
 
-    def load(self):
+    def load(self, lang="en"):
         """A fresh module for one check, with the problems found while building it."""
         if self.module:
             return _import(self.module)
-        return load(_implementation(self))
+        return load(_implementation(self), lang=lang, known=dict(self.known_problems))
 
 
 @cache
@@ -71,5 +72,10 @@ class Plan:
             return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))])
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        data["targets"] = [Target(**{**t, "steps": tuple(t["steps"])}) for t in data["targets"]]
+        data["targets"] = [_target(t) for t in data["targets"]]
         return cls(**data)
+
+
+def _target(data):
+    known = tuple((step, message) for step, message in data.get("known_problems", ()))
+    return Target(**{**data, "steps": tuple(data["steps"]), "known_problems": known})
