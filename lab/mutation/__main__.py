@@ -1,0 +1,46 @@
+"""``python -m lab.mutation [--impl PATH] [--out DIR]``: the mutation report of an implementation.
+
+Exit status: 0 when every non-equivalent mutmut mutant is killed, 1 when some survive,
+2 when the report could not be made (a usage error, or mutmut could not run).
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from lab.course import LAB_ROOT
+from lab.implementation import UsageError
+from lab.mutation import html, stryker, text
+from lab.mutation.build import build
+from lab.mutation.stage import STAGE_DIR, MutmutFailed
+
+OUT_DIR = LAB_ROOT / "reports" / "mutation"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m lab.mutation", description=__doc__.splitlines()[0])
+    parser.add_argument("--impl", default="solutions", help="a steps-like folder or one .py file (default: solutions)")
+    parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
+    parser.add_argument("--stage", default=str(STAGE_DIR), help=argparse.SUPPRESS)
+    parser.add_argument("--verbose", action="store_true", help="show mutmut's own progress")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    try:
+        report = build(args.impl, stage_dir=Path(args.stage), echo=args.verbose)
+    except (UsageError, MutmutFailed) as error:
+        print(f"mutation report: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(text.markdown(report), encoding="utf-8")
+    stryker.write(report, out / "mutation.json")
+    (out / "index.html").write_text(html.page(report), encoding="utf-8")
+    print("\n".join(text.summary_lines(report)))
+    shown = out.resolve().relative_to(Path.cwd()) if out.resolve().is_relative_to(Path.cwd()) else out
+    print(f"wrote {shown}/report.md, mutation.json, index.html in {time.monotonic() - started:.1f} s")
+    return 1 if report.survivors() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Put the pieces together: stage and run mutmut, read its mutants, run the kill matrix, and
+return the Report that the renderers print and write."""
+
+import ast
+import difflib
+from pathlib import Path
+
+from lab.course import load_course
+from lab.implementation import assemble, display_path, read
+from lab.mutants import SOLUTIONS_DIR, load_mutants
+from lab.mutation import equivalents, matrix, stage, variants
+from lab.mutation.model import Mutant, Report, change_location, text_location
+from lab.runner import run
+from lab.targets import Target
+
+REFERENCE_FILE = "solutions.py"
+
+
+def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=print):
+    implementation = read(impl)
+    label = display_path(impl).rstrip("/")
+    source = assemble(implementation)
+    file_name = label if label.endswith(".py") else f"{label}.py"
+    course = load_course()
+    function_step = {s.function: s.number for s in course}
+
+    steps = _passing_steps(impl, implementation, progress)
+    if not steps:
+        raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
+    progress(f"mutmut: mutating {file_name}, checked by steps {steps[0]}-{steps[-1]} ...")
+    stage.stage(source, steps, stage_dir)
+    stage.run_mutmut(stage_dir, echo=echo)
+    statuses = stage.results(stage_dir)
+    found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
+    ledger = equivalents.Ledger()
+    first_lines = _first_lines(source)
+
+    mutants = []
+    for v in found:
+        location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
+        mutants.append(Mutant(
+            id=v.name, origin="mutmut", step=function_step[v.function], function=v.function,
+            status=statuses.get(v.name, "not checked"), diff=v.diff(), file=file_name,
+            location=location, replacement=replacement, equivalent=ledger.match(v),
+        ))
+    reference = assemble(read(SOLUTIONS_DIR, label="solutions"))
+    prebuilt_file = file_name if label == "solutions" else REFERENCE_FILE
+    for m in load_mutants():
+        mutants.append(Mutant(
+            id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
+            status="not checked", diff=_prebuilt_diff(m), file=prebuilt_file,
+            location=text_location(reference, m.find), replacement=m.replace, clause=m.clause,
+        ))
+
+    by_id = {v.name: v for v in found}
+    jobs = []
+    for m in mutants:
+        if m.origin == "mutmut" and m.step in steps and not m.equivalent:
+            jobs.append((m.id, (m.step,), by_id[m.id].module(source), None))
+        elif m.origin == "pre-built":
+            jobs.append((m.id, (m.step,), None, m.id))
+    progress(f"kill matrix: {len(jobs)} mutants through the checker ...")
+    results, ran = matrix.kill_matrix(jobs, stage_dir)
+    # A mutant that mutmut saw killed only by a later step's check (claim_many calls claim):
+    # run it again with the later steps, so that its killers are named too.
+    again = [
+        (m.id, tuple(s for s in steps if s >= m.step), by_id[m.id].module(source), None)
+        for m in mutants
+        if m.origin == "mutmut" and m.id in results and m.detected and not matrix.killed_by(results[m.id])
+        and any(s > m.step for s in steps)
+    ]
+    if again:
+        more, ran_again = matrix.kill_matrix(again, stage_dir)
+        results.update(more)
+        ran += ran_again
+    progress(f"kill matrix: {ran} mutants ran, {len(jobs) + len(again) - ran} from the cache")
+
+    table = {}
+    for m in mutants:
+        found_results = results.get(m.id, [])
+        m.killed_by = matrix.killed_by(found_results)
+        table[m.id] = {r.check: r.status for r in found_results}
+        if m.origin == "pre-built":
+            m.status = _checker_status(found_results)
+        elif m.id in results:
+            m.note = _disagreement(m)
+    checks = _check_order(results)
+    files = {file_name: source}
+    if prebuilt_file != file_name:
+        files[prebuilt_file] = reference
+    return Report(
+        impl=label, files=files, steps_checked=tuple(steps), mutants=mutants, checks=checks,
+        unused_ledger=ledger.unused(found), matrix=table,
+    )
+
+
+def _passing_steps(impl, implementation, progress):
+    """Steps 1..k, the longest run from step 1 on which every check passes: mutmut needs green checks."""
+    every = tuple(s.number for s in load_course())
+    if Path(impl).resolve() == SOLUTIONS_DIR.resolve():
+        return every
+    progress(f"checking {implementation.label} first: mutmut needs checks that pass ...")
+    results = run([Target(implementation.label, every, impl=str(impl))])
+    passing = []
+    for number in every:
+        own = [r for r in results if r.step == number]
+        if not own or any(r.status != "passed" for r in own):
+            break
+        passing.append(number)
+    return tuple(passing)
+
+
+def _first_lines(source):
+    tree = ast.parse(source)
+    return {
+        node.name: (node.decorator_list[0].lineno if node.decorator_list else node.lineno)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def _prebuilt_diff(mutant):
+    old, new = mutant.find.splitlines() or [""], mutant.replace.splitlines() or [""]
+    return "\n".join(list(difflib.unified_diff(old, new, lineterm="", n=0))[2:])
+
+
+def _checker_status(results):
+    if not results:
+        return "not checked"
+    statuses = {r.status for r in results}
+    if statuses == {"passed"}:
+        return "survived"
+    if statuses & {"failed", "error", "crashed", "not_implemented"}:
+        return "killed"
+    return "timeout"
+
+
+def _disagreement(mutant):
+    if mutant.detected and not mutant.killed_by:
+        return "mutmut saw a check fail, but in the checker every check passes: a flaky check?"
+    if mutant.status == "survived" and mutant.killed_by:
+        return "mutmut saw every check pass, but in the checker some fail: a flaky check?"
+    return ""
+
+
+def _check_order(results):
+    order = {}
+    for found in results.values():
+        for r in found:
+            order.setdefault(r.check, (r.step, r.nodeid.split("::")[0], r.nodeid.split("[")[0]))
+    return [(check, order[check][1]) for check in sorted(order, key=lambda check: order[check])]

@@ -1,0 +1,139 @@
+"""reports/mutation/index.html: one self-contained page (no scripts, no network) with the source,
+every mutant inline under the line it changes, the checks that kill it, and the kill matrix."""
+
+from html import escape
+
+from lab.course import load_course
+from lab.mutation.model import QUESTION, percent
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #1d1d1f; max-width: 1600px; }
+h1, h2, h3 { font-weight: 600; } code, pre { font: 12.5px/1.4 ui-monospace, monospace; }
+table { border-collapse: collapse; } td, th { border: 1px solid #d0d0d7; padding: 2px 8px; }
+.score td { text-align: right; } .score td:nth-child(2) { text-align: left; }
+.src { border: 1px solid #d0d0d7; } .src .ln { color: #8a8a94; text-align: right; user-select: none; width: 3em; }
+.src td { border: none; padding: 0 8px; white-space: pre; font: 12.5px/1.4 ui-monospace, monospace; }
+.src tr.hit td.code { background: #fff7d6; }
+details.mutant { margin: 2px 0 6px 4em; border-left: 4px solid #3a9d5d; padding: 2px 8px; background: #f5fbf7; }
+details.mutant.survived { border-color: #d1242f; background: #fff1f1; }
+details.mutant.equivalent { border-color: #8a8a94; background: #f4f4f6; }
+summary { cursor: pointer; } .status { font-weight: 600; }
+pre.diff { margin: 4px 0; } .add { color: #116329; } .del { color: #a40e26; }
+.matrix th.m { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: normal; font-size: 11px; white-space: nowrap; }
+.matrix td { text-align: center; padding: 0 2px; font-size: 11px; } .matrix td.k { background: #d1242f; color: #fff; }
+.matrix td.p { background: #e9f5ec; } .matrix th.c { text-align: left; font-weight: normal; white-space: nowrap; }
+.question { font-style: italic; }
+"""
+
+
+def page(report):
+    detected, scored = report.score()
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Mutation report: {escape(report.impl)}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>Mutation report: <code>{escape(report.impl)}</code></h1>",
+        f'<p id="overall">Score: <b>{detected}/{scored} = {percent(detected, scored)}%</b> of mutmut\'s '
+        f"non-equivalent mutants killed; {len(report.equivalents())} equivalent (reviewed in "
+        "<code>mutation/equivalents.toml</code>); pre-built mutants caught: "
+        f"{sum(m.detected for m in report.prebuilt())}/{len(report.prebuilt())}.</p>",
+        _score_table(report),
+        _survivors(report),
+    ]
+    for name, source in report.files.items():
+        parts.append(_source(name, source, [m for m in report.mutants if m.file == name]))
+    parts.append(_matrix(report))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _score_table(report):
+    rows = ["<table class=\"score\"><tr><th>step</th><th>function</th><th>killed</th><th>scored</th><th>score</th></tr>"]
+    for step in report.steps():
+        detected, scored = report.score(step.number)
+        score = f"{percent(detected, scored)}%" if step.number in report.steps_checked else "not checked"
+        rows.append(f"<tr><td>{step.number}</td><td><code>{step.function}</code></td><td>{detected}</td><td>{scored}</td><td>{score}</td></tr>")
+    return "\n".join(rows) + "</table>"
+
+
+def _survivors(report):
+    survivors = report.survivors()
+    out = [f'<h2 id="survivors">Survivors ({len(survivors)})</h2>']
+    if not survivors:
+        out.append("<p>None: every non-equivalent mutant is killed by some check.</p>")
+    for m in survivors:
+        step = load_course()[m.step - 1]
+        clauses = "".join(f"<li><b>{cid}</b> {escape(text)}</li>" for cid, text in step.clauses().items())
+        out.append(
+            f"<h3><code>{escape(m.id)}</code> ({m.origin}, step {m.step}, <code>{m.function}</code>)</h3>"
+            f"{_diff(m.diff)}<ul>{clauses}</ul>"
+            f'<p class="question">{escape(QUESTION["en"])} / {escape(QUESTION["ja"])}</p>'
+        )
+    return "\n".join(out)
+
+
+def _source(name, source, mutants):
+    at_line = {}
+    for m in mutants:
+        at_line.setdefault(m.location[2], []).append(m)
+    hit = {line for m in mutants for line in range(m.location[0], m.location[2] + 1)}
+    rows = [f'<h2>Source: <code>{escape(name)}</code> ({len(mutants)} mutants)</h2><table class="src">']
+    for number, line in enumerate(source.splitlines(), start=1):
+        css = ' class="hit"' if number in hit else ""
+        rows.append(f'<tr{css}><td class="ln">{number}</td><td class="code">{escape(line)}</td></tr>')
+        if number in at_line:
+            inline = "".join(_mutant(m) for m in at_line[number])
+            rows.append(f'<tr><td></td><td style="white-space: normal">{inline}</td></tr>')
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def _mutant(m):
+    kind = "equivalent" if m.equivalent else ("killed" if m.detected else "survived")
+    status = "equivalent" if m.equivalent else m.status
+    killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or "none"
+    extra = f"<br>equivalent: <b>{escape(m.equivalent.id)}</b>: {escape(m.equivalent.reason)}" if m.equivalent else ""
+    extra += f"<br>note: {escape(m.note)}" if m.note else ""
+    return (
+        f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(status)}" '
+        f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '
+        f'<span class="status">{escape(status)}</span> (step {m.step}, {m.function})</summary>'
+        f"{_diff(m.diff)}killed by: {killers}{extra}</details>"
+    )
+
+
+def _diff(text):
+    lines = []
+    for line in text.splitlines():
+        css = "add" if line.startswith("+") else "del" if line.startswith("-") else ""
+        lines.append(f'<span class="{css}">{escape(line)}</span>' if css else escape(line))
+    return '<pre class="diff">' + "\n".join(lines) + "</pre>"
+
+
+def _matrix(report):
+    columns = [m for m in report.mutants if m.id in report.matrix and report.matrix[m.id]]
+    head = "".join(f'<th class="m" title="{escape(m.id)}">{escape(_short(m.id))}</th>' for m in columns)
+    rows = [
+        '<h2 id="matrix">Kill matrix (checks &times; mutants)</h2>',
+        "<p>&#x2716; the check fails against the mutant (kills it); &middot; it passes; blank: not run "
+        "(another step's check). Equivalent mutants are not run.</p>",
+        f'<table class="matrix"><tr><th>check</th>{head}</tr>',
+    ]
+    for check, _ in report.checks:
+        cells = []
+        for m in columns:
+            status = report.matrix[m.id].get(check)
+            cells.append("<td></td>" if status is None else '<td class="p">&middot;</td>' if status == "passed"
+                         else f'<td class="k" title="{escape(status)}">&#x2716;</td>')
+        rows.append(f'<tr data-check="{escape(check)}"><th class="c">{escape(check)}</th>{"".join(cells)}</tr>')
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def _short(mutant_id):
+    """lease.x_claim__mutmut_19 -> claim 19; pre-built ids stay as they are."""
+    if "__mutmut_" in mutant_id:
+        function, number = mutant_id.split(".x_", 1)[1].split("__mutmut_")
+        return f"{function} {number}"
+    return mutant_id

@@ -1,0 +1,102 @@
+"""The kill matrix: every mutant through the checker's own runner, to learn which checks kill it.
+
+mutmut records only whether a mutant was killed. Here each mutmut mutant becomes a whole
+module file in the stage, imported by the checks as a module target; all of them and the
+pre-built mutants run in one child process (lab.runner.run). Results are cached in the stage by
+the text of the mutant, the checks and the checker, so a re-run only runs what changed.
+"""
+
+import hashlib
+import json
+import os
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+
+from lab.course import LAB_ROOT
+from lab.runner import Result, run
+from lab.targets import Target
+
+CACHE_FILE = "matrix-cache.json"
+MATRIX_DIR = "matrix"
+
+
+def module_name(variant_name):
+    """lease.x_claim__mutmut_19 -> lease_x_claim__mutmut_19, a name Python can import."""
+    return variant_name.replace(".", "_")
+
+
+def kill_matrix(jobs, stage_dir, time_limit=10.0):
+    """Results per target id. jobs: (target id, steps, module text or None, pre-built mutant id or None)."""
+    stage_dir = Path(stage_dir)
+    folder = stage_dir / MATRIX_DIR
+    folder.mkdir(exist_ok=True)
+    cache_path = stage_dir / CACHE_FILE
+    cache = json.loads(cache_path.read_text(encoding="utf-8")) if cache_path.exists() else {}
+    checker = _checker_digest()
+    keys, targets = {}, []
+    for target_id, steps, text, prebuilt in jobs:
+        keys[target_id] = _digest(checker, target_id, repr(steps), text or "", _prebuilt_text(prebuilt))
+        if keys[target_id] in cache:
+            continue
+        if prebuilt:
+            targets.append(Target(target_id, tuple(steps), mutant=prebuilt))
+        else:
+            name = module_name(target_id)
+            path = folder / f"{name}.py"
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+            targets.append(Target(target_id, tuple(steps), module=name))
+    if targets:
+        with _importable(folder):
+            fresh = run(targets, time_limit=time_limit)
+        by_target = {}
+        for result in fresh:
+            by_target.setdefault(result.target, []).append(asdict(result))
+        for target in targets:
+            cache[keys[target.id]] = by_target.get(target.id, [])
+    kept = {keys[t]: cache[keys[t]] for t in keys}  # forget mutants that no longer exist
+    cache_path.write_text(json.dumps(kept, sort_keys=True, indent=0), encoding="utf-8")
+    return {target_id: [Result(**r) for r in kept[key]] for target_id, key in keys.items()}, len(targets)
+
+
+@contextmanager
+def _importable(folder):
+    """The runner's child inherits PYTHONPATH: put the mutant modules on it for this run only."""
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder.resolve()), before]))
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def _prebuilt_text(mutant_id):
+    if not mutant_id:
+        return ""
+    reference = sorted((LAB_ROOT / "solutions").glob("*/*.py"))
+    return (LAB_ROOT / "mutants" / f"{mutant_id}.toml").read_text(encoding="utf-8") + "".join(
+        p.read_text(encoding="utf-8") for p in reference
+    )
+
+
+def _checker_digest():
+    """What decides a check's outcome besides the code under test: the checks and the checker."""
+    files = sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini"))
+    files += sorted((LAB_ROOT / "lab").glob("*.py")) + [LAB_ROOT / "course.toml"]
+    return _digest(*(f"{p.name}\0{p.read_text(encoding='utf-8')}" for p in files))
+
+
+def _digest(*parts):
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8") + b"\0\1")
+    return digest.hexdigest()
+
+
+def killed_by(results):
+    """The names of the checks that fail against a mutant, sorted: the ones that kill it."""
+    return sorted({r.check for r in results if r.status != "passed"})

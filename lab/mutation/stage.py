@@ -1,0 +1,97 @@
+"""Stage the code under test and the checks in .mutmut-stage/, and run mutmut 3 there.
+
+mutmut always works in a folder named ``mutants/`` in the current directory, the name of our
+pre-built mutants folder too; so it runs only inside the ignored stage, never at the root. The
+stage is kept between runs: mutmut then re-tests only the functions whose text changed.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from lab.course import LAB_ROOT
+from lab.targets import PLAN_VARIABLE, Target
+
+STAGE_DIR = LAB_ROOT / ".mutmut-stage"
+MODULE = "lease"  # the staged module's import name: mutmut's trampoline needs exactly this one
+WORKERS = 2
+
+SETUP_CFG = """\
+# Written by lab.mutation on every run; mutmut reads its configuration from this folder only.
+[mutmut]
+source_paths = {module}.py
+also_copy =
+    checks/
+pytest_add_cli_args =
+    -c
+    checks/pytest.ini
+    -p
+    no:cacheprovider
+pytest_add_cli_args_test_selection =
+    checks/
+"""
+
+
+def stage(module_text, steps, stage_dir=STAGE_DIR):
+    """Write the module, a fresh copy of the checks, the plan and setup.cfg; keep mutmut's results."""
+    stage_dir.mkdir(exist_ok=True)
+    _write_if_changed(stage_dir / f"{MODULE}.py", module_text)
+    _write_if_changed(stage_dir / "setup.cfg", SETUP_CFG.format(module=MODULE))
+    plan = {"targets": [asdict(Target("mutmut", tuple(steps), module=MODULE))]}
+    _write_if_changed(stage_dir / "plan.json", json.dumps(plan, indent=1) + "\n")
+    # mutmut's copy merges into what is there: a check removed from checks/ would linger.
+    for copy in (stage_dir / "checks", stage_dir / "mutants" / "checks"):
+        shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(LAB_ROOT / "checks", stage_dir / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+    return stage_dir
+
+
+def _write_if_changed(path, text):
+    """Keep the file's mtime when its text is the same, so that mutmut sees nothing new."""
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def run_mutmut(stage_dir=STAGE_DIR, workers=WORKERS, echo=False):
+    """``mutmut run`` in the stage; mutmut exits 0 even with survivors, so only a crash raises."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(workers)],
+        cwd=stage_dir, env=_environment(stage_dir), stdin=subprocess.DEVNULL, text=True,
+        stdout=None if echo else subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    if done.returncode != 0:
+        raise MutmutFailed(f"mutmut run failed (exit {done.returncode}) in {stage_dir}:\n{(done.stdout or '')[-3000:]}")
+
+
+def results(stage_dir=STAGE_DIR):
+    """Mutant name -> mutmut's status word (killed, survived, timeout, no tests, ...)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=stage_dir, env=_environment(stage_dir), capture_output=True, text=True, check=True,
+    )
+    statuses = {}
+    for line in done.stdout.splitlines():
+        name, _, status = line.strip().partition(": ")
+        if status:
+            statuses[name] = status
+    return statuses
+
+
+def mutated_source(stage_dir=STAGE_DIR):
+    """mutmut's copy of the module, in which every mutant is a function of its own."""
+    return (Path(stage_dir) / "mutants" / f"{MODULE}.py").read_text(encoding="utf-8")
+
+
+def _environment(stage_dir):
+    env = {key: value for key, value in os.environ.items() if key != PLAN_VARIABLE}
+    env[PLAN_VARIABLE] = str(Path(stage_dir).resolve() / "plan.json")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+class MutmutFailed(Exception):
+    """mutmut itself stopped: its clean run of the checks failed, or it crashed."""
