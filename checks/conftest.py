@@ -20,14 +20,17 @@ settings.register_profile(
     database=None,
     deadline=None,
     print_blob=False,
+    # No explain phase: its notes name lines of the checks, which tell a learner nothing.
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-# The kill matrix needs only "does some example fail?": shrinking a mutant's failure to the
-# smallest example would cost most of the run and show nobody anything.
+# The kill matrix (pre-built mutants, and mutmut's imported as modules) needs only "does some
+# example fail?": shrinking a mutant's failure to the smallest example would cost most of the
+# run and show nobody anything.
 settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 PLAN = Plan.from_environment()
-settings.load_profile("kill-matrix" if all(target.mutant for target in PLAN.targets) else "lab")
+settings.load_profile("kill-matrix" if all(target.mutant or target.module for target in PLAN.targets) else "lab")
 
 SCHEMA = (
     "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "

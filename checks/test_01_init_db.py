@@ -82,3 +82,16 @@ def test_a_second_init_db_raises_nothing_and_keeps_every_row(lease, new_db):
             en=f"row {job!r} exactly as before: a restart must not reset owners or fences",
             ja=f"行 {job!r} がそのまま残ること (再起動で owner や fence を初期化しない)",
         )
+
+
+@pytest.mark.clause("C1.1")
+def test_init_db_creates_the_table_named_exactly_jobs(lease, new_db):
+    # SQLite finds JOBS for "jobs" in every query, but stores and lists the name as written.
+    db = new_db(with_table=False)
+    _, called = call(lease, "init_db", db)
+    with closing(sqlite3.connect(db)) as conn:
+        names = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+    assert names == ["jobs"], explain(
+        called, names, en="exactly one table, named 'jobs' in lower case as the contract writes it",
+        ja="テーブルは 1 つだけで、契約どおり小文字の 'jobs' という名前であること",
+    )

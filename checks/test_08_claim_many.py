@@ -86,3 +86,33 @@ def test_claim_many_lets_a_value_error_of_claim_through(lease, db):
     assert isinstance(error, ValueError), explain(
         called, error, en="ValueError from claim (ttl=0), passed on to the caller", ja="claim の ValueError (ttl=0) が呼び出し側に届く"
     )
+
+
+@pytest.mark.clause("C8.3")
+def test_claim_many_runs_every_claim_at_once_even_for_more_owners_than_cpus(lease, db, monkeypatch):
+    # More owners than a default ThreadPoolExecutor has threads (at most 32): a pool without
+    # max_workers=len(owners) runs the claims in waves, not at the same time.
+    owners = [f"w{i}" for i in range(40)]
+    seed(db, "job")
+    together = threading.Barrier(len(owners), timeout=2.0)
+    apart = []
+    arrived = threading.local()
+    real_connect = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        if not getattr(arrived, "done", False):
+            arrived.done = True
+            try:
+                together.wait()
+            except threading.BrokenBarrierError:
+                apart.append(threading.current_thread().name)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
+    assert not apart, explain(
+        called,
+        f"only {len(apart)} of {len(owners)} claims were running together when the others had not started",
+        en="all 40 claims running at the same time: one thread per owner (max_workers=len(owners))",
+        ja="40 個の claim がすべて同時に動くこと (owner ごとに 1 スレッド、max_workers=len(owners))",
+    )
