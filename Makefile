@@ -16,9 +16,14 @@ ifeq (check-step,$(firstword $(MAKECMDGOALS)))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
 
-CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)")
+CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
+  $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)")
+# make check-class DIR=submissions/ [TIME_LIMIT=10] [BUDGET=120] [CLASS_OUT=reports/class]
+TIME_LIMIT ?= 10
+BUDGET ?= 120
+CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check artifact test clean
+.PHONY: help check-step check check-class artifact test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -35,6 +40,9 @@ check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: ma
 
 check: $(STAMP) ## check all eight steps and all mutants
 	@$(PY) -m lab check all $(CHECK_FLAGS)
+
+check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
+	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants)
 
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
 	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"

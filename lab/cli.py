@@ -1,4 +1,4 @@
-"""The command line: ``python -m lab check STEP`` and ``python -m lab artifact``.
+"""The command line: ``python -m lab check STEP``, ``python -m lab class DIR`` and ``python -m lab artifact``.
 
 The Makefile's targets call these; every problem with what was typed ends in a one-line
 message and exit status 2, never in a traceback.
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lab import check as checking
-from lab import report, results_json
+from lab import classroom, exercism, junit, report, results_json
 from lab.course import LAB_ROOT, LANGUAGES, load_course
 from lab.implementation import UsageError, assemble, read
 from lab.mutants import MutantError
@@ -47,7 +47,17 @@ def build_parser():
     check.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     check.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the report")
     check.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    check.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
+    check.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
     check.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
+    klass = verbs.add_parser("class", help="check every learner folder under DIR; write a table learner x step")
+    klass.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
+    klass.add_argument("--out", default=str(LAB_ROOT / "reports" / "class"), help="where class.md, class.csv and learners/*.json go")
+    klass.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the table")
+    klass.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
+    klass.add_argument("--budget", type=float, default=120.0, metavar="SECONDS", help="time one learner's whole run may take")
+    klass.add_argument("--jobs", type=int, default=0, help="learners checked at once (default: one per core)")
+    klass.add_argument("--no-mutants", action="store_true", help="skip the kill matrix")
     artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
     artifact.add_argument("--impl", default="steps")
     artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
@@ -59,6 +69,8 @@ def main(argv=None):
     try:
         if arguments.verb == "artifact":
             return write_artifact(arguments)
+        if arguments.verb == "class":
+            return run_class(arguments)
         return run_check(arguments)
     except UsageError as error:
         print(error, file=sys.stderr)
@@ -75,8 +87,24 @@ def run_check(arguments):
         impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl
     )
     report.render(outcome, arguments.lang)
-    if arguments.json:
-        results_json.write(outcome, arguments.json)
+    for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            writer.write(outcome, path)
+    return outcome.exit_status
+
+
+def run_class(arguments):
+    root = Path(arguments.dir)
+    if not arguments.dir or not root.is_dir():
+        raise UsageError(f"DIR={arguments.dir}: no such folder. usage: make check-class DIR=submissions/")
+    outcome = classroom.check_class(
+        root.resolve(), arguments.time_limit, arguments.lang, arguments.budget, arguments.jobs or None, not arguments.no_mutants
+    )
+    markdown, table = classroom.write(outcome, arguments.out, arguments.lang)
+    for row in classroom.table(outcome, arguments.lang)[1:]:
+        print(row[-1])
+    print(f"{markdown}\n{table}")
     return outcome.exit_status
 
 

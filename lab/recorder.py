@@ -44,19 +44,22 @@ def pytest_runtest_logstart(nodeid, location):
 
 class _Clock:
     running = False  # True while the check's own code (setup or call) runs
+    fired = False  # the time limit struck during this check, whatever exception came out
 
 
 def _on_alarm(signum, frame):
     if _Clock.running:
+        _Clock.fired = True
         raise CheckTimeout()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    # The alarm repeats: code that catches the first CheckTimeout, or waits for deadlocked
-    # threads on its way out (a ThreadPoolExecutor's shutdown), gets another one.
-    signal.setitimer(signal.ITIMER_REAL, plan.time_limit, 0.25)
+    _Clock.fired = False
+    # One alarm only: code that then blocks for good (joining deadlocked threads) is killed
+    # by the parent, which reports it as a deadlock.
+    signal.setitimer(signal.ITIMER_REAL, plan.time_limit)
     real_exit, os._exit = os._exit, _refuse_exit
     try:
         with _silenced():
@@ -138,7 +141,7 @@ def classify(excinfo, item):
     if excinfo is None:
         return "passed", ""
     error = _first(excinfo.value)
-    if isinstance(error, CheckTimeout):
+    if isinstance(error, CheckTimeout) or _Clock.fired:  # Hypothesis may wrap it as a flaky test
         return "timeout", say("timeout", plan.lang, limit=plan.time_limit)
     cause = error.error if isinstance(error, CallRaised) else error
     if isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause):

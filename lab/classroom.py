@@ -1,0 +1,198 @@
+"""Check a whole class: every learner folder under one directory, with the instructor's checks.
+
+Each folder is a checkout of the lab or just a steps/ folder. Only its step files are read: the
+checks, the mutants and the reference always come from this copy of the lab, so nothing a
+learner ships (checks/, conftest.py, pytest.ini) takes part. The kill matrix does not depend on
+learner code and runs once for the class. Learners run in parallel, one child process each, and
+each has its own per-check time limit and time budget, so one broken submission cannot hold up
+the others.
+"""
+
+import csv
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab import kill_matrix, results_json
+from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, CheckRun, _verdict
+from lab.course import load_course
+from lab.implementation import STEP_FILE, read
+from lab.mutants import apply, load_mutants
+from lab.runner import run
+from lab.targets import Target
+
+WORDS = {
+    "en": {
+        "passed": "passed", "not_implemented": "not implemented", "missing": "missing",
+        "failed": "failed at {clause}", "timeout": "timed out at {clause}", "crashed": "crashed at {clause}",
+        "error": "error: {message}", "no_steps": "no steps/ folder and no step files",
+        "line": "{name}: {passed}/{steps} steps pass, {checks_passed}/{checks} checks{first}",
+        "first": "; first problem: step {step} {cell}",
+        "learner": "learner", "step": "step {n}", "summary": "summary",
+        "heading": "Class {root}: {count} learners, checked in {seconds:.1f} s",
+        "lab_broken": "The lab itself is broken: {problems}",
+    },
+    "ja": {
+        "passed": "合格", "not_implemented": "未実装", "missing": "ファイルなし",
+        "failed": "{clause} で不合格", "timeout": "{clause} で時間切れ", "crashed": "{clause} でプロセス終了",
+        "error": "エラー: {message}", "no_steps": "steps/ フォルダもステップのファイルもありません",
+        "line": "{name}: {steps} ステップ中 {passed} ステップ合格、{checks} 件中 {checks_passed} 件の検査に合格{first}",
+        "first": "。最初の問題: ステップ {step} {cell}",
+        "learner": "学習者", "step": "ステップ {n}", "summary": "概要",
+        "heading": "クラス {root}: 学習者 {count} 人、検査時間 {seconds:.1f} 秒",
+        "lab_broken": "ラボ自体に問題があります: {problems}",
+    },
+}
+
+
+@dataclass
+class Submission:
+    name: str
+    impl: Path | None  # None: the folder holds no step files
+    results: list = field(default_factory=list)
+    problem: str = ""  # why the folder could not be checked at all
+    seconds: float = 0.0
+
+
+@dataclass
+class ClassRun:
+    root: Path
+    submissions: list
+    verdicts: list
+    seconds: float
+    lab_problems: list = field(default_factory=list)
+
+    @property
+    def exit_status(self):
+        if self.lab_problems or any(v.survived for v in self.verdicts):
+            return LAB_BROKEN
+        everyone = all(s.results and all(r.status == "passed" for r in s.results) for s in self.submissions)
+        return ALL_PASS if everyone else SOME_FAIL
+
+
+def find_submissions(root):
+    """One submission per folder under root: its steps/ folder, or the folder itself."""
+    course = load_course()
+    found = []
+    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for candidate in (folder / "steps", folder):
+            if any((candidate / step.dir / STEP_FILE).is_file() for step in course):
+                found.append(Submission(folder.name, candidate))
+                break
+        else:
+            found.append(Submission(folder.name, None))
+    return found
+
+
+def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True):
+    """Check every submission under root on every step; the kill matrix once for all."""
+    started = time.monotonic()
+    steps = tuple(step.number for step in load_course())
+    submissions = find_submissions(root)
+    every_mutant = load_mutants() if mutants else []
+    for mutant in every_mutant:
+        apply(mutant)
+    jobs = jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(jobs) as pool:
+        matrix = pool.submit(kill_matrix.results, every_mutant, time_limit, lang)
+        for submission in submissions:
+            pool.submit(_check_one, submission, steps, time_limit, lang, budget)
+        mutant_results, _ = matrix.result()
+    outcome = ClassRun(Path(root), submissions, [_verdict(m, mutant_results) for m in every_mutant], 0.0)
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def _check_one(submission, steps, time_limit, lang, budget):
+    began = time.monotonic()
+    if submission.impl is None:
+        submission.problem = WORDS[lang]["no_steps"]
+        return
+    try:
+        read(submission.impl, label=submission.name)
+        submission.results = run([Target(submission.name, steps, impl=str(submission.impl))], time_limit, lang, budget)
+    except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
+        submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
+    finally:
+        submission.seconds = time.monotonic() - began
+
+
+def cell(results, lang="en"):
+    """One learner's verdict on one step: 'passed', 'failed at C4.5', 'error: …'."""
+    words = WORDS[lang]
+    if not results:
+        return words["missing"]
+    if all(r.status == "passed" for r in results):
+        return words["passed"]
+    if all(r.status == "not_implemented" for r in results):
+        return words["not_implemented"]
+    first = next(r for r in results if r.status not in ("passed", "not_implemented"))
+    if first.status == "error":
+        message = first.message.splitlines()[0] if first.message else ""
+        return words["error"].format(message=message[:100] + ("…" if len(message) > 100 else ""))
+    return words[first.status].format(clause=" ".join(first.clauses))
+
+
+def table(outcome, lang="en"):
+    """Rows learner × step (the header first), and the one-line summary of each learner."""
+    words = WORDS[lang]
+    steps = [step.number for step in load_course()]
+    rows = [[words["learner"], *(words["step"].format(n=n) for n in steps), words["summary"]]]
+    for submission in outcome.submissions:
+        line = summary_line(submission, steps, lang)
+        if submission.problem:
+            cells = [words["error"].format(message=submission.problem)] * len(steps)
+        else:
+            cells = [cell([r for r in submission.results if r.step == n], lang) for n in steps]
+        rows.append([submission.name, *cells, line])
+    return rows
+
+
+def summary_line(submission, steps, lang="en"):
+    words = WORDS[lang]
+    if submission.problem:
+        return f"{submission.name}: {words['error'].format(message=submission.problem)}"
+    by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
+    passed = [n for n in steps if by_step[n] and all(r.status == "passed" for r in by_step[n])]
+    failing = next((n for n in steps if n not in passed), None)
+    first = words["first"].format(step=failing, cell=cell(by_step[failing], lang)) if failing else ""
+    return words["line"].format(
+        name=submission.name, passed=len(passed), steps=len(steps), first=first,
+        checks=len(submission.results), checks_passed=sum(r.status == "passed" for r in submission.results),
+    )
+
+
+def write(outcome, out_dir, lang="en"):
+    """class.md, class.csv and one results JSON per learner under out_dir; returns the paths."""
+    out = Path(out_dir)
+    (out / "learners").mkdir(parents=True, exist_ok=True)
+    rows = table(outcome, lang)
+    with open(out / "class.csv", "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    (out / "class.md").write_text(markdown(outcome, rows, lang), encoding="utf-8")
+    steps = tuple(step.number for step in load_course())
+    for submission in outcome.submissions:
+        run_of_one = CheckRun(steps, submission.name, submission.results)
+        results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
+    return out / "class.md", out / "class.csv"
+
+
+def markdown(outcome, rows, lang="en"):
+    words = WORDS[lang]
+    heading = words["heading"].format(root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
+    lines = [f"# {heading}", ""]
+    problems = outcome.lab_problems + [f"{v.mutant.id} survived" for v in outcome.verdicts if v.survived]
+    if problems:
+        lines += [f"**{words['lab_broken'].format(problems='; '.join(problems))}**", ""]
+    header, *body = [row[:-1] for row in rows]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in body]
+    lines += ["", *(f"- {_md(row[-1])}" for row in rows[1:]), ""]
+    return "\n".join(lines)
+
+
+def _md(text):
+    return text.replace("|", "\\|").replace("\n", " ")

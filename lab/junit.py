@@ -1,0 +1,39 @@
+"""The learner's checks as JUnit XML (``--junit FILE``): one test case per check, one suite per
+step, so that any CI system shows them."""
+
+import xml.etree.ElementTree as ET
+
+from lab.course import load_course
+
+# JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
+KIND = {"failed": "failure", "error": "error", "timeout": "error", "crashed": "error", "not_implemented": "skipped"}
+
+
+def as_tree(outcome):
+    course = load_course()
+    root = ET.Element("testsuites", name=f"lease-fencing-lab: {outcome.impl}")
+    for number in outcome.steps:
+        results = outcome.step_results(number)
+        step = course[number - 1]
+        suite = ET.SubElement(
+            root, "testsuite", name=f"step {number:02d} {step.function}", tests=str(len(results)),
+            failures=str(sum(KIND.get(r.status) == "failure" for r in results)),
+            errors=str(sum(KIND.get(r.status) == "error" for r in results)),
+            skipped=str(sum(KIND.get(r.status) == "skipped" for r in results)),
+            time=f"{sum(r.duration for r in results):.3f}",
+        )
+        for result in results:
+            case = ET.SubElement(
+                suite, "testcase", classname=f"step{number:02d}.{step.function}",
+                name=f"{' '.join(result.clauses)} {result.check}", time=f"{result.duration:.3f}",
+            )
+            kind = KIND.get(result.status)
+            if kind:
+                headline = result.message.splitlines()[0] if result.message else result.status
+                ET.SubElement(case, kind, message=headline, type=result.status).text = result.message
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write(outcome, path):
+    as_tree(outcome).write(path, encoding="utf-8", xml_declaration=True)
