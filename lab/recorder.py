@@ -75,8 +75,19 @@ def _refuse_exit(code):
     raise SystemExit(say("os_exit", plan.lang, code=code))
 
 
+class StepTimedOut(Exception):
+    """Not run: TIMEOUT_LIMIT checks of this step and target already ran out of time."""
+
+
+TIMEOUT_LIMIT = 3  # checks of one step that may time out before the rest of it is not run
+timeouts = {}  # (target, step) -> checks of that step that timed out
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
+    found = describe(item)
+    if timeouts.get((found["target"], found["step"]), 0) >= TIMEOUT_LIMIT:
+        raise StepTimedOut(say("not_run_after_timeouts", plan.lang, count=TIMEOUT_LIMIT))
     _Clock.running = True
     try:
         return (yield)
@@ -120,6 +131,9 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
         status, message = classify(call.excinfo, item)
+        if status == "timeout":
+            key = (item.callspec.params["lease"].id, describe(item)["step"])
+            timeouts[key] = timeouts.get(key, 0) + 1
         emit(event="result", **describe(item), status=status, message=message, duration=round(call.duration, 4))
     return report
 
@@ -141,6 +155,8 @@ def classify(excinfo, item):
     if excinfo is None:
         return "passed", ""
     error = _first(excinfo.value)
+    if isinstance(error, StepTimedOut):
+        return "timeout", str(error)
     if isinstance(error, CheckTimeout) or _Clock.fired:  # Hypothesis may wrap it as a flaky test
         return "timeout", say("timeout", plan.lang, limit=plan.time_limit)
     cause = error.error if isinstance(error, CallRaised) else error

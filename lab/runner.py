@@ -24,7 +24,7 @@ from lab.targets import Plan
 
 CHECKS_DIR = LAB_ROOT / "checks"
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
-LOST_LIMIT = 3  # checks of one step that may crash or hang their process before the rest is skipped
+LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
 GRACE = 5.0  # at most this many seconds past the time limit before the parent kills a hung child
 
 

@@ -1,0 +1,99 @@
+"""Broken learner code never breaks the checker: a specific message naming the step and file,
+the rest of the report, exit status 1, and the learner's folder exactly as it was.
+
+Every case builds its own folder in a tmp dir and runs ``python -m lab check N`` on it, with
+a short time limit; the runs go side by side, one per core, so the module stays fast.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from lab.check import ALL_PASS, SOME_FAIL
+from lab.course import LAB_ROOT, load_course
+from learner_folders import BROKEN, fingerprint, make_learner
+
+# The locked database needs more than the checks' own 1 s sqlite timeout to show as locked.
+TIME_LIMIT = {"database_left_locked": 2}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """kind -> (exit status, stdout, results JSON, fingerprint before, fingerprint after)."""
+
+    def one(kind):
+        folder = tmp_path_factory.mktemp(kind)
+        impl = make_learner(folder / "learner", kind, checkout=kind.endswith(("error", "exit", "loop")))
+        before = fingerprint(folder / "learner")
+        step, *_ = BROKEN[kind]
+        out = folder / "results.json"
+        arguments = ["check", str(step), "--impl", str(impl), "--no-mutants", "--json", str(out)]
+        arguments += ["--time-limit", str(TIME_LIMIT.get(kind, 1))]
+        done = subprocess.run(
+            [sys.executable, "-m", "lab", *arguments], cwd=folder, capture_output=True, text=True, timeout=120
+        )
+        results = json.loads(out.read_text()) if out.exists() else None
+        return kind, (done.returncode, done.stdout + done.stderr, results, before, fingerprint(folder / "learner"))
+
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        return dict(pool.map(one, BROKEN))
+
+
+@pytest.mark.parametrize("kind", list(BROKEN))
+def test_broken_code_gets_a_specific_message_and_the_report_goes_on(runs, kind):
+    status, output, results, _, _ = runs[kind]
+    step, _, _, words = BROKEN[kind]
+    assert "Traceback" not in output, output
+    assert results is not None, output
+    messages = "\n".join(c["message"] for c in results["checks"] if c["step"] == step)
+    for word in words:
+        assert word in messages, f"{word!r} not in the messages of step {step}:\n{messages}"
+    for word in words:
+        assert word in output, f"{word!r} not in the report:\n{output}"
+    # The rest of the report still prints: every step checked has its summary line.
+    for number in range(1, step + 1):
+        assert f"step {number}" in output
+    assert len({c["step"] for c in results["checks"]}) == step
+    assert status == (ALL_PASS if not words else SOME_FAIL), output
+
+
+@pytest.mark.parametrize("kind", list(BROKEN))
+def test_no_learner_file_is_modified_moved_or_deleted(runs, kind):
+    _, _, _, before, after = runs[kind]
+    assert after == before
+
+
+@pytest.mark.parametrize("kind", [k for k, (step, *_) in BROKEN.items() if step > 2])
+def test_the_steps_before_the_broken_one_still_pass(runs, kind):
+    _, _, results, _, _ = runs[kind]
+    step = BROKEN[kind][0]
+    # Steps that load before the broken file and do not call into it are unaffected.
+    earlier = [c for c in results["checks"] if c["step"] < step and c["step"] <= 2]
+    assert earlier and all(c["status"] == "passed" for c in earlier), [c for c in earlier if c["status"] != "passed"]
+
+
+def test_a_flood_of_output_leaves_the_checks_passing(runs):
+    _, _, results, _, _ = runs["stdout_flood"]
+    assert all(c["status"] == "passed" for c in results["checks"])
+
+
+def test_the_broken_file_is_named_in_japanese_too(tmp_path):
+    impl = make_learner(tmp_path / "learner", "misnamed_function", checkout=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "check", "4", "--impl", str(impl), "--no-mutants", "--lang", "ja", "--time-limit", "2"],
+        cwd=LAB_ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == SOME_FAIL
+    assert "04-claim/step.py に `claim` が定義されていません" in done.stdout
+    assert "ステップ 4 を検査できません" in done.stdout
+
+
+def test_a_file_that_ends_the_process_at_import_is_run_once_not_once_per_check(runs):
+    status, _, results, _, _ = runs["os_exit_at_import"]
+    step_7 = [c for c in results["checks"] if c["step"] == 7]
+    assert step_7 and all(c["status"] == "error" and "ended the process" in c["message"] for c in step_7)
+    assert load_course()[6].function in step_7[0]["message"]

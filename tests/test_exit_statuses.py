@@ -1,0 +1,72 @@
+"""Exit statuses: 0 all learner checks pass, 1 some fail, 2 usage error, 3 the lab itself is broken."""
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+import lab.check as checking
+from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, USAGE
+from lab.cli import main
+from lab.course import LAB_ROOT
+from lab.mutants import load_mutants
+from lab.runner import LabBroken, Result
+
+
+def run_lab(*arguments):
+    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_0_when_every_learner_check_passes():
+    assert run_lab("check", "2", "--impl", "solutions", "--no-mutants").returncode == ALL_PASS
+
+
+def test_1_when_some_learner_check_fails():
+    assert run_lab("check", "2", "--impl", "steps", "--no-mutants").returncode == SOME_FAIL
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["check", "9"],
+        ["check", "0"],
+        ["check", "four"],
+        ["check", "2", "--impl", "no/such/folder"],
+        ["class", "no/such/folder"],
+        ["class", ""],
+    ],
+)
+def test_2_for_a_usage_error_with_a_one_line_message(arguments, capsys):
+    assert main(arguments) == USAGE
+    error = capsys.readouterr().err
+    assert error.strip() and "Traceback" not in error and len(error.strip().splitlines()) == 1
+
+
+def test_3_when_a_mutant_does_not_apply_to_the_reference(monkeypatch, capsys):
+    broken = replace(load_mutants()[0], find="text that is nowhere in the reference")
+    monkeypatch.setattr(checking, "load_mutants", lambda: [broken])
+    assert main(["check", "1", "--impl", "solutions"]) == LAB_BROKEN
+    assert "The lab itself is broken" in capsys.readouterr().err
+
+
+def test_3_when_a_pre_built_mutant_survives(monkeypatch):
+    mutant = next(m for m in load_mutants() if m.step == 1)
+    survived = [Result("n", "test_x", mutant.id, 1, ["C1.1"], "passed", "", 0.0)]
+    monkeypatch.setattr(checking, "load_mutants", lambda: [mutant])
+    monkeypatch.setattr(checking.kill_matrix, "results", lambda *a, **k: (survived, False))
+    assert main(["check", "1", "--impl", "solutions"]) == LAB_BROKEN
+
+
+def test_3_when_the_reference_fails_its_own_checks(monkeypatch):
+    failing = [Result("n", "test_x", "solutions", 1, ["C1.1"], "failed", "called ...", 0.0)]
+    monkeypatch.setattr(checking, "run", lambda *a, **k: failing)
+    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == LAB_BROKEN
+
+
+def test_3_when_the_checks_cannot_start(monkeypatch):
+    def cannot_start(*a, **k):
+        raise LabBroken("the checks could not start (pytest exit 4)")
+
+    monkeypatch.setattr(checking, "run", cannot_start)
+    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == LAB_BROKEN
