@@ -1,0 +1,82 @@
+"""Results for machines: --json validates against the schema kept in the repo, --junit is JUnit
+XML with one test case per check, --exercism is Exercism's results.json (version 3) with a score,
+and the GitHub Actions workflow calls the checker with flags it accepts."""
+
+import json
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+
+from lab.check import SOME_FAIL
+from lab.cli import build_parser
+from lab.course import LAB_ROOT
+from learner_folders import make_learner
+
+SCHEMA = LAB_ROOT / "lab" / "schemas" / "results.schema.json"
+WORKFLOW = LAB_ROOT / ".github" / "workflows" / "check.yml"
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    """One run on a learner whose step 4 has a boundary bug, with step 4's mutants: all formats."""
+    folder = tmp_path_factory.mktemp("formats")
+    impl = make_learner(folder / "learner", "boundary_bug")
+    files = {name: folder / "out" / f"results.{name}" for name in ("json", "junit", "exercism")}
+    arguments = ["check", "4", "--impl", str(impl), "--time-limit", "10"]
+    arguments += ["--json", str(files["json"]), "--junit", str(files["junit"]), "--exercism", str(files["exercism"])]
+    done = subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == SOME_FAIL, done.stdout + done.stderr
+    return json.loads(files["json"].read_text()), ET.parse(files["junit"]), json.loads(files["exercism"].read_text())
+
+
+def test_the_json_validates_against_the_schema_in_the_repository(outputs):
+    results, _, _ = outputs
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(results)
+    assert results["mutants"] and all(m["step"] == 4 for m in results["mutants"])
+    assert any(c["status"] == "failed" and "C4.5" in c["clauses"] for c in results["checks"])
+
+
+def test_the_schema_rejects_what_it_should():
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    good = {"schema_version": 1, "impl": "steps", "steps": [1], "exit_status": 1, "checks": [], "mutants": [], "summary": {}, "lab_problems": []}
+    assert validator.is_valid(good)
+    assert not validator.is_valid({**good, "exit_status": 2})
+    bad_check = {"nodeid": "n", "check": "test_x", "target": "t", "step": 1, "clauses": ["C1.1"], "status": "maybe", "message": "", "duration": 0}
+    assert not validator.is_valid({**good, "checks": [bad_check]})
+
+
+def test_junit_has_one_test_case_per_check_and_marks_the_failures(outputs):
+    results, junit, _ = outputs
+    cases = junit.getroot().findall("./testsuite/testcase")
+    assert len(cases) == len(results["checks"])
+    failed = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
+    assert len(failed) == sum(c["status"] not in ("passed", "not_implemented") for c in results["checks"])
+    suites = junit.getroot().findall("testsuite")
+    assert [s.get("name").split()[1] for s in suites] == ["01", "02", "03", "04"]
+    assert sum(int(s.get("failures")) + int(s.get("errors")) for s in suites) == len(failed)
+
+
+def test_exercism_results_are_version_3_with_a_task_per_step_and_a_score(outputs):
+    results, _, exercism = outputs
+    assert exercism["version"] == 3 and exercism["status"] == "fail"
+    assert len(exercism["tests"]) == len(results["checks"])
+    for test, check in zip(exercism["tests"], results["checks"]):
+        assert test["task_id"] == check["step"] and check["check"] in test["name"]
+        assert test["status"] in ("pass", "fail", "error")
+        assert (test["message"] is None) == (test["status"] == "pass")
+    assert exercism["score"] == sum(t["status"] == "pass" for t in exercism["tests"]) < exercism["max_score"]
+
+
+def test_the_workflow_runs_the_checker_with_flags_it_accepts():
+    text = WORKFLOW.read_text()
+    assert "on:\n  push:" in text and "actions/upload-artifact" in text
+    command = next(line.split("run:", 1)[1] for line in text.splitlines() if "python -m lab check" in line)
+    words = shlex.split(command)
+    arguments = build_parser().parse_args(words[words.index("lab") + 1 :])
+    assert arguments.json and arguments.junit and arguments.exercism and arguments.step == "all"
