@@ -119,8 +119,10 @@ def _check_one(submission, steps, time_limit, lang, budget):
         submission.seconds = time.monotonic() - began
 
 
-def cell(results, lang="en"):
-    """One learner's verdict on one step: 'passed', 'failed at C4.5', 'error: …'."""
+def cell(results, lang="en", root=None):
+    """One learner's verdict on one step: 'passed', 'failed at C4.5', 'error: …'.
+
+    Paths in messages are shown relative to the class folder root: 'cho/05-renew/step.py'."""
     words = WORDS[lang]
     if not results:
         return words["missing"]
@@ -131,7 +133,8 @@ def cell(results, lang="en"):
     first = next(r for r in results if r.status not in ("passed", "not_implemented"))
     if first.status == "error":
         message = first.message.splitlines()[0] if first.message else ""
-        return words["error"].format(message=message[:100] + ("…" if len(message) > 100 else ""))
+        message = message.replace(f"{root}/", "") if root else message
+        return words["error"].format(message=message[:160] + ("…" if len(message) > 160 else ""))
     return words[first.status].format(clause=" ".join(first.clauses))
 
 
@@ -141,23 +144,23 @@ def table(outcome, lang="en"):
     steps = [step.number for step in load_course()]
     rows = [[words["learner"], *(words["step"].format(n=n) for n in steps), words["summary"]]]
     for submission in outcome.submissions:
-        line = summary_line(submission, steps, lang)
+        line = summary_line(submission, steps, lang, outcome.root)
         if submission.problem:
             cells = [words["error"].format(message=submission.problem)] * len(steps)
         else:
-            cells = [cell([r for r in submission.results if r.step == n], lang) for n in steps]
+            cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
         rows.append([submission.name, *cells, line])
     return rows
 
 
-def summary_line(submission, steps, lang="en"):
+def summary_line(submission, steps, lang="en", root=None):
     words = WORDS[lang]
     if submission.problem:
         return f"{submission.name}: {words['error'].format(message=submission.problem)}"
     by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
     passed = [n for n in steps if by_step[n] and all(r.status == "passed" for r in by_step[n])]
     failing = next((n for n in steps if n not in passed), None)
-    first = words["first"].format(step=failing, cell=cell(by_step[failing], lang)) if failing else ""
+    first = words["first"].format(step=failing, cell=cell(by_step[failing], lang, root)) if failing else ""
     return words["line"].format(
         name=submission.name, passed=len(passed), steps=len(steps), first=first,
         checks=len(submission.results), checks_passed=sum(r.status == "passed" for r in submission.results),
