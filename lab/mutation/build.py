@@ -3,6 +3,7 @@ return the Report that the renderers print and write."""
 
 import ast
 import difflib
+import time
 from pathlib import Path
 
 from lab.course import load_course
@@ -16,7 +17,9 @@ from lab.targets import Target
 REFERENCE_FILE = "solutions.py"
 
 
-def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=print):
+def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
+    started = time.monotonic()
+    progress = progress or (lambda message: print(f"[{time.monotonic() - started:5.1f} s] {message}", flush=True))
     implementation = read(impl)
     label = display_path(impl).rstrip("/")
     source = assemble(implementation)
@@ -29,19 +32,32 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=print):
         raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
     progress(f"mutmut: mutating {file_name}, checked by steps {steps[0]}-{steps[-1]} ...")
     stage.stage(source, steps, stage_dir)
-    stage.run_mutmut(stage_dir, echo=echo)
-    statuses = stage.results(stage_dir)
-    found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
     ledger = equivalents.Ledger()
+    running = None
+    if stage.generate(stage_dir):
+        found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
+        known = stage.results(stage_dir)
+        # Equivalent mutants survive every check by definition and cost the most (each runs every
+        # check of its function to the end), so mutmut skips them; it keeps the results of
+        # functions whose text did not change, so it tests only the rest. It runs beside the
+        # kill matrix, which needs only the mutants' text.
+        to_test = [v.name for v in found if not ledger.match(v) and known.get(v.name, "not checked") == "not checked"]
+        if to_test:
+            running = stage.start_mutmut(to_test, stage_dir, echo=echo)
+    else:  # this mutmut cannot only generate: let it run everything first
+        stage.finish(stage.start_mutmut((), stage_dir, echo=echo), stage_dir)
+        found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
+    progress(f"mutmut: {len(found)} mutants; {'testing ' + str(len(to_test)) if running else 'nothing new to test'}")
     first_lines = _first_lines(source)
 
     mutants = []
     for v in found:
         location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
+        equivalence = ledger.match(v)
         mutants.append(Mutant(
             id=v.name, origin="mutmut", step=function_step[v.function], function=v.function,
-            status=statuses.get(v.name, "not checked"), diff=v.diff(), file=file_name,
-            location=location, replacement=replacement, equivalent=ledger.match(v),
+            status="equivalent" if equivalence else "not checked", diff=v.diff(),
+            file=file_name, location=location, replacement=replacement, equivalent=equivalence,
         ))
     reference = assemble(read(SOLUTIONS_DIR, label="solutions"))
     prebuilt_file = file_name if label == "solutions" else REFERENCE_FILE
@@ -61,6 +77,13 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=print):
             jobs.append((m.id, (m.step,), None, m.id))
     progress(f"kill matrix: {len(jobs)} mutants through the checker ...")
     results, ran = matrix.kill_matrix(jobs, stage_dir)
+    if running:
+        stage.finish(running, stage_dir)
+    statuses = stage.results(stage_dir)
+    progress("mutmut: done")
+    for m in mutants:
+        if m.origin == "mutmut" and not m.equivalent:
+            m.status = statuses.get(m.id, "not checked")
     # A mutant that mutmut saw killed only by a later step's check (claim_many calls claim):
     # run it again with the later steps, so that its killers are named too.
     again = [
@@ -70,7 +93,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=print):
         and any(s > m.step for s in steps)
     ]
     if again:
-        more, ran_again = matrix.kill_matrix(again, stage_dir)
+        more, ran_again = matrix.kill_matrix(again, stage_dir, forget_others=False)
         results.update(more)
         ran += ran_again
     progress(f"kill matrix: {ran} mutants ran, {len(jobs) + len(again) - ran} from the cache")

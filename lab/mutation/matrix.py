@@ -9,6 +9,7 @@ the text of the mutant, the checks and the checker, so a re-run only runs what c
 import hashlib
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -18,6 +19,7 @@ from lab.runner import Result, run
 from lab.targets import Target
 
 CACHE_FILE = "matrix-cache.json"
+CHILDREN = max(1, min(4, os.cpu_count() or 1))
 MATRIX_DIR = "matrix"
 
 
@@ -26,8 +28,13 @@ def module_name(variant_name):
     return variant_name.replace(".", "_")
 
 
-def kill_matrix(jobs, stage_dir, time_limit=10.0):
-    """Results per target id. jobs: (target id, steps, module text or None, pre-built mutant id or None)."""
+def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
+    """Results per target id, and how many ran (not cached).
+
+    jobs: (target id, steps, module text or None, pre-built mutant id or None). With
+    forget_others, cached results of mutants whose id is not among the jobs are dropped (they no
+    longer exist).
+    """
     stage_dir = Path(stage_dir)
     folder = stage_dir / MATRIX_DIR
     folder.mkdir(exist_ok=True)
@@ -48,16 +55,20 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0):
                 path.write_text(text, encoding="utf-8")
             targets.append(Target(target_id, tuple(steps), module=name))
     if targets:
-        with _importable(folder):
-            fresh = run(targets, time_limit=time_limit)
+        # One child process per core, each with every n-th target.
+        chunks = [targets[i::CHILDREN] for i in range(CHILDREN) if targets[i::CHILDREN]]
+        with _importable(folder), ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+            parts = pool.map(lambda chunk: run(chunk, time_limit=time_limit), chunks)
+            fresh = [result for part in parts for result in part]
         by_target = {}
         for result in fresh:
             by_target.setdefault(result.target, []).append(asdict(result))
         for target in targets:
-            cache[keys[target.id]] = by_target.get(target.id, [])
-    kept = {keys[t]: cache[keys[t]] for t in keys}  # forget mutants that no longer exist
-    cache_path.write_text(json.dumps(kept, sort_keys=True, indent=0), encoding="utf-8")
-    return {target_id: [Result(**r) for r in kept[key]] for target_id, key in keys.items()}, len(targets)
+            cache[keys[target.id]] = {"target": target.id, "results": by_target.get(target.id, [])}
+    if forget_others:
+        cache = {key: entry for key, entry in cache.items() if entry["target"] in keys}
+    cache_path.write_text(json.dumps(cache, sort_keys=True, indent=0), encoding="utf-8")
+    return {target_id: [Result(**r) for r in cache[key]["results"]] for target_id, key in keys.items()}, len(targets)
 
 
 @contextmanager

@@ -5,6 +5,7 @@ pre-built mutants folder too; so it runs only inside the ignored stage, never at
 stage is kept between runs: mutmut then re-tests only the functions whose text changed.
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -39,6 +40,12 @@ pytest_add_cli_args_test_selection =
 def stage(module_text, steps, stage_dir=STAGE_DIR):
     """Write the module, a fresh copy of the checks, the plan and setup.cfg; keep mutmut's results."""
     stage_dir.mkdir(exist_ok=True)
+    # mutmut re-tests only mutants whose function changed; changed checks change every verdict.
+    checks_digest = _digest(sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini")))
+    recorded = stage_dir / "checks.sha256"
+    if not recorded.exists() or recorded.read_text(encoding="utf-8") != checks_digest:
+        shutil.rmtree(stage_dir / "mutants", ignore_errors=True)
+        recorded.write_text(checks_digest, encoding="utf-8")
     _write_if_changed(stage_dir / f"{MODULE}.py", module_text)
     _write_if_changed(stage_dir / "setup.cfg", SETUP_CFG.format(module=MODULE))
     plan = {"targets": [asdict(Target("mutmut", tuple(steps), module=MODULE))]}
@@ -50,21 +57,53 @@ def stage(module_text, steps, stage_dir=STAGE_DIR):
     return stage_dir
 
 
+def _digest(paths):
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def _write_if_changed(path, text):
     """Keep the file's mtime when its text is the same, so that mutmut sees nothing new."""
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
 
 
-def run_mutmut(stage_dir=STAGE_DIR, workers=WORKERS, echo=False):
-    """``mutmut run`` in the stage; mutmut exits 0 even with survivors, so only a crash raises."""
+# mutmut has no command that only generates the mutants; these are the first steps of its run.
+GENERATE = """
+import os
+from mutmut.__main__ import create_mutants, store_lines_covered_by_tests
+from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir(); copy_also_copy_files(); setup_source_paths(); store_lines_covered_by_tests()
+create_mutants({workers})
+"""
+
+
+def generate(stage_dir=STAGE_DIR, workers=WORKERS):
+    """Let mutmut write its mutants without testing them; False if this mutmut cannot do that."""
     done = subprocess.run(
-        [sys.executable, "-m", "mutmut", "run", "--max-children", str(workers)],
+        [sys.executable, "-c", GENERATE.format(workers=workers)], cwd=stage_dir, env=_environment(stage_dir),
+        stdin=subprocess.DEVNULL, capture_output=True, text=True,
+    )
+    return done.returncode == 0 and (Path(stage_dir) / "mutants" / f"{MODULE}.py").exists()
+
+
+def start_mutmut(names=(), stage_dir=STAGE_DIR, workers=WORKERS, echo=False):
+    """Start ``mutmut run`` in the stage, of the named mutants or all; finish() waits for it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(workers), *names],
         cwd=stage_dir, env=_environment(stage_dir), stdin=subprocess.DEVNULL, text=True,
         stdout=None if echo else subprocess.PIPE, stderr=subprocess.STDOUT,
     )
-    if done.returncode != 0:
-        raise MutmutFailed(f"mutmut run failed (exit {done.returncode}) in {stage_dir}:\n{(done.stdout or '')[-3000:]}")
+
+
+def finish(process, stage_dir=STAGE_DIR):
+    """Wait for mutmut; it exits 0 even with survivors, so only a crash raises."""
+    output, _ = process.communicate()
+    if process.returncode != 0:
+        raise MutmutFailed(f"mutmut run failed (exit {process.returncode}) in {stage_dir}:\n{(output or '')[-3000:]}")
 
 
 def results(stage_dir=STAGE_DIR):
