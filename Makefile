@@ -23,7 +23,7 @@ TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check check-class artifact test clean
+.PHONY: help check-step check check-class artifact test clean mutation-report
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -46,6 +46,10 @@ check-class: $(STAMP) ## check every learner folder under DIR: table learner x s
 
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
 	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"
+
+mutation-report: IMPL = solutions
+mutation-report: $(STAMP) ## mutmut over IMPL (default solutions) with a kill matrix: reports/mutation/
+	@$(PY) -m lab.mutation --impl "$(IMPL)"
 
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest
