@@ -5,6 +5,7 @@ Exit status: 0 when every non-equivalent mutmut mutant is killed, 1 when some su
 """
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -22,12 +23,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lab.mutation", description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default="solutions", help="a steps-like folder or one .py file (default: solutions)")
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
-    parser.add_argument("--stage", default=str(STAGE_DIR), help=argparse.SUPPRESS)
+    parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
     parser.add_argument("--verbose", action="store_true", help="show mutmut's own progress")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        report = build(args.impl, stage_dir=Path(args.stage), echo=args.verbose)
+        stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
+        stage_dir.parent.mkdir(exist_ok=True)
+        report = build(args.impl, stage_dir=stage_dir, echo=args.verbose)
     except (UsageError, MutmutFailed) as error:
         print(f"mutation report: {error}", file=sys.stderr)
         return 2
@@ -40,6 +43,13 @@ def main(argv=None):
     shown = out.resolve().relative_to(Path.cwd()) if out.resolve().is_relative_to(Path.cwd()) else out
     print(f"wrote {shown}/report.md, mutation.json, index.html in {time.monotonic() - started:.1f} s")
     return 1 if report.survivors() else 0
+
+
+def _slug(impl):
+    """A stage folder name per implementation, so that switching IMPL keeps each one's results."""
+    path = Path(impl).resolve()
+    name = path.relative_to(LAB_ROOT) if path.is_relative_to(LAB_ROOT) else path
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_") or "impl"
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ pre.diff { margin: 4px 0; } .add { color: #116329; } .del { color: #a40e26; }
 .matrix th.m { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: normal; font-size: 11px; white-space: nowrap; }
 .matrix td { text-align: center; padding: 0 2px; font-size: 11px; } .matrix td.k { background: #d1242f; color: #fff; }
 .matrix td.p { background: #e9f5ec; } .matrix th.c { text-align: left; font-weight: normal; white-space: nowrap; }
-.question { font-style: italic; }
+.question { font-style: italic; } .scroll { overflow-x: auto; max-width: 100%; }
+.matrix th.c { position: sticky; left: 0; background: #fff; }
 """
 
 
@@ -118,7 +119,7 @@ def _matrix(report):
         '<h2 id="matrix">Kill matrix (checks &times; mutants)</h2>',
         "<p>&#x2716; the check fails against the mutant (kills it); &middot; it passes; blank: not run "
         "(another step's check). Equivalent mutants are not run.</p>",
-        f'<table class="matrix"><tr><th>check</th>{head}</tr>',
+        f'<div class="scroll"><table class="matrix"><tr><th>check</th>{head}</tr>',
     ]
     for check, _ in report.checks:
         cells = []
@@ -127,7 +128,7 @@ def _matrix(report):
             cells.append("<td></td>" if status is None else '<td class="p">&middot;</td>' if status == "passed"
                          else f'<td class="k" title="{escape(status)}">&#x2716;</td>')
         rows.append(f'<tr data-check="{escape(check)}"><th class="c">{escape(check)}</th>{"".join(cells)}</tr>')
-    rows.append("</table>")
+    rows.append("</table></div>")
     return "\n".join(rows)
 
 

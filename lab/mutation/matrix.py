@@ -6,6 +6,7 @@ pre-built mutants run in one child process (lab.runner.run). Results are cached 
 the text of the mutant, the checks and the checker, so a re-run only runs what changed.
 """
 
+import ast
 import hashlib
 import json
 import os
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
-from lab.course import LAB_ROOT
+from lab.course import LAB_ROOT, load_course
 from lab.runner import Result, run
 from lab.targets import Target
 
@@ -43,7 +44,7 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
     checker = _checker_digest()
     keys, targets = {}, []
     for target_id, steps, text, prebuilt in jobs:
-        keys[target_id] = _digest(checker, target_id, repr(steps), text or "", _prebuilt_text(prebuilt))
+        keys[target_id] = _digest(checker, target_id, repr(steps), _relevant(text, steps), _prebuilt_text(prebuilt))
         if keys[target_id] in cache:
             continue
         if prebuilt:
@@ -83,6 +84,22 @@ def _importable(folder):
             del os.environ["PYTHONPATH"]
         else:
             os.environ["PYTHONPATH"] = before
+
+
+def _relevant(text, steps):
+    """The part of a module that the checks of these steps can reach: all but the functions of
+    later steps (a step's checks call only its own and earlier steps' functions). Keying the
+    cache on it keeps the results of claim's mutants when only release changed."""
+    if not text:
+        return ""
+    last = max(steps)
+    later = {step.function for step in load_course() if step.number > last}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    kept = [node for node in tree.body if not (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in later)]
+    return "\n".join(ast.get_source_segment(text, node) or "" for node in kept)
 
 
 def _prebuilt_text(mutant_id):

@@ -66,7 +66,7 @@ def markdown(report):
         out += ["", f"**{QUESTION['en']}** / {QUESTION['ja']}", ""]
     out += [f"## Equivalent mutants ({len(report.equivalents())})", ""]
     for m in report.equivalents():
-        out += [f"- `{m.id}` ({m.function}, mutmut: {m.status}): **{m.equivalent.id}**: {m.equivalent.reason}",
+        out += [f"- `{m.id}` (step {m.step}, `{m.function}`; not tested by mutmut): **{m.equivalent.id}**: {m.equivalent.reason}",
                 "", "  ```diff", *["  " + line for line in m.diff.splitlines()], "  ```", ""]
     out += ["## Every mutant", "", "| mutant | origin | step | function | status | killed by |", "|---|---|---|---|---|---|"]
     for m in report.mutants:
