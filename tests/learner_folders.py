@@ -60,7 +60,7 @@ BROKEN = {
     "crash": (5, "append", _body("renew", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"), ["process running this check ended"]),
     "stdout_flood": (
         2, "append",
-        "\n_quiet_enqueue = enqueue\n" + _body("enqueue", "print('x' * 2_000_000)\nreturn _quiet_enqueue(path, job_id)"),
+        "\n_quiet_enqueue = enqueue\n" + _body("enqueue", "print('x' * 1_000_000)\nreturn _quiet_enqueue(path, job_id)"),
         [],  # a flood alone is no fault: the step passes
     ),
     "database_left_locked": (

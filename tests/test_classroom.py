@@ -31,7 +31,7 @@ def class_run(tmp_path_factory):
     (root / "notes.txt").write_text("not a learner")
     before = fingerprint(root)
     out = tmp_path_factory.mktemp("out")
-    arguments = ["class", str(root), "--out", str(out), "--time-limit", "3", "--no-mutants"]
+    arguments = ["class", str(root), "--out", str(out), "--time-limit", "10", "--no-mutants"]
     done = subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
     rows = list(csv.reader((out / "class.csv").open(encoding="utf-8")))
     return done, {row[0]: row for row in rows[1:]}, rows[0], out, before, fingerprint(root)
