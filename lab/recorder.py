@@ -158,7 +158,9 @@ def classify(excinfo, item):
     if isinstance(error, StepTimedOut):
         return "timeout", str(error)
     if isinstance(error, CheckTimeout) or _Clock.fired:  # Hypothesis may wrap it as a flaky test
-        return "timeout", say("timeout", plan.lang, limit=plan.time_limit)
+        # Where the learner's code was when the alarm struck: the loop, or the wait.
+        where = _where(error) if isinstance(error, CheckTimeout) else ""
+        return "timeout", say("timeout", plan.lang, limit=plan.time_limit) + where
     cause = error.error if isinstance(error, CallRaised) else error
     if isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause):
         return "error", say("locked", plan.lang, error=cause) + _where(cause)
