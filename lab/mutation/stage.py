@@ -129,6 +129,8 @@ def _environment(stage_dir):
     env = {key: value for key, value in os.environ.items() if key != PLAN_VARIABLE}
     env[PLAN_VARIABLE] = str(Path(stage_dir).resolve() / "plan.json")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # the checks import lab: this checkout's, even where another one is installed
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LAB_ROOT), env.get("PYTHONPATH")]))
     return env
 
 
