@@ -16,6 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from lab.course import LAB_ROOT, load_course
+from lab.implementation import assemble
+from lab.mutants import apply, load_mutants
 from lab.runner import Result, run
 from lab.targets import Target
 
@@ -44,7 +46,7 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
     checker = _checker_digest()
     keys, targets = {}, []
     for target_id, steps, text, prebuilt in jobs:
-        keys[target_id] = _digest(checker, target_id, repr(steps), _relevant(text, steps), _prebuilt_text(prebuilt))
+        keys[target_id] = _digest(checker, target_id, repr(steps), _relevant(text, steps), _prebuilt_text(prebuilt, steps))
         if keys[target_id] in cache:
             continue
         if prebuilt:
@@ -102,13 +104,12 @@ def _relevant(text, steps):
     return "\n".join(ast.get_source_segment(text, node) or "" for node in kept)
 
 
-def _prebuilt_text(mutant_id):
+def _prebuilt_text(mutant_id, steps):
+    """A pre-built mutant's whole text (the reference with its change), as far as its checks reach."""
     if not mutant_id:
         return ""
-    reference = sorted((LAB_ROOT / "solutions").glob("*/*.py"))
-    return (LAB_ROOT / "mutants" / f"{mutant_id}.toml").read_text(encoding="utf-8") + "".join(
-        p.read_text(encoding="utf-8") for p in reference
-    )
+    mutant = next(m for m in load_mutants() if m.id == mutant_id)
+    return _relevant(assemble(apply(mutant)), steps)
 
 
 def _checker_digest():
