@@ -4,12 +4,16 @@ and word a failure as "called …; got …; expected …" in the learner's langu
 import sqlite3
 from contextlib import closing
 
+from hypothesis import strategies as st
+
 from lab.outcomes import CallRaised, NotImplementedYet
 from lab.targets import Plan
 
 LANG = Plan.from_environment().lang
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
 DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}
+# Every ttl the contract refuses: zero and below, as integers and as floats.
+NON_POSITIVE_TTLS = st.one_of(st.integers(-1000, 0), st.floats(-1e6, 0.0, allow_nan=False))
 PARAMETERS = {
     "init_db": ("path",),
     "enqueue": ("path", "job_id"),

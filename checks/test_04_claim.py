@@ -6,13 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import assert_unchanged, call, count_rows, explain, raised, row, seed
-
-NON_POSITIVE = st.one_of(st.integers(-1000, 0), st.floats(-1e6, 0.0, allow_nan=False))
-
+from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, raised, row, seed
 
 @pytest.mark.clause("C4.1")
-@given(ttl=NON_POSITIVE)
+@given(ttl=NON_POSITIVE_TTLS)
 def test_claim_rejects_every_non_positive_ttl(lease, new_db, ttl):
     db = new_db()
     seed(db, "job", owner="A", until=5.0, fence=1)

@@ -51,15 +51,19 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
         )
 
 
-@pytest.mark.clause("C8.3")
-def test_claim_many_runs_the_claims_at_the_same_time(lease, db, monkeypatch):
+def claims_that_ran_apart(lease, db, owners, monkeypatch, patience):
+    """Run claim_many with every claim's first connection waiting for all the others.
+
+    Only claims that really run at the same time all arrive; returns (the call, how many claims
+    gave up waiting after `patience` seconds because the others had not started).
+    """
     seed(db, "job")
-    together = threading.Barrier(len(OWNERS), timeout=0.5)
+    together = threading.Barrier(len(owners), timeout=patience)
     apart = []
+    arrived = threading.local()
     real_connect = sqlite3.connect
 
     def connect(*args, **kwargs):
-        # Each claim's first connection waits for the others: only concurrent claims all arrive.
         if not getattr(arrived, "done", False):
             arrived.done = True
             try:
@@ -68,12 +72,17 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db, monkeypatch):
                 apart.append(threading.current_thread().name)
         return real_connect(*args, **kwargs)
 
-    arrived = threading.local()
     monkeypatch.setattr(sqlite3, "connect", connect)
-    got, called = call(lease, "claim_many", db, "job", OWNERS, 10.0, 5.0)
+    _, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
+    return called, len(apart)
+
+
+@pytest.mark.clause("C8.3")
+def test_claim_many_runs_the_claims_at_the_same_time(lease, db, monkeypatch):
+    called, apart = claims_that_ran_apart(lease, db, OWNERS, monkeypatch, patience=0.5)
     assert not apart, explain(
         called,
-        f"{len(apart)} of {len(OWNERS)} claims opened their connection while no other claim was running",
+        f"{apart} of {len(OWNERS)} claims opened their connection while no other claim was running",
         en="all four claims running at the same time, in a ThreadPoolExecutor",
         ja="4 つの claim が ThreadPoolExecutor の中で同時に動くこと",
     )
@@ -93,26 +102,10 @@ def test_claim_many_runs_every_claim_at_once_even_for_more_owners_than_cpus(leas
     # More owners than a default ThreadPoolExecutor has threads (at most 32): a pool without
     # max_workers=len(owners) runs the claims in waves, not at the same time.
     owners = [f"w{i}" for i in range(40)]
-    seed(db, "job")
-    together = threading.Barrier(len(owners), timeout=2.0)
-    apart = []
-    arrived = threading.local()
-    real_connect = sqlite3.connect
-
-    def connect(*args, **kwargs):
-        if not getattr(arrived, "done", False):
-            arrived.done = True
-            try:
-                together.wait()
-            except threading.BrokenBarrierError:
-                apart.append(threading.current_thread().name)
-        return real_connect(*args, **kwargs)
-
-    monkeypatch.setattr(sqlite3, "connect", connect)
-    got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
+    called, apart = claims_that_ran_apart(lease, db, owners, monkeypatch, patience=2.0)
     assert not apart, explain(
         called,
-        f"only {len(apart)} of {len(owners)} claims were running together when the others had not started",
+        f"{apart} of {len(owners)} claims gave up waiting: the others had not started",
         en="all 40 claims running at the same time: one thread per owner (max_workers=len(owners))",
         ja="40 個の claim がすべて同時に動くこと (owner ごとに 1 スレッド、max_workers=len(owners))",
     )
