@@ -111,7 +111,7 @@ def slow_writes(monkeypatch):
 
     def pause_before_writes(statement):
         if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE")):
-            time.sleep(0.02)
+            time.sleep(0.01)
 
     def connect(*args, **kwargs):
         conn = real_connect(*args, **kwargs)

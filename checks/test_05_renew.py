@@ -1,12 +1,15 @@
 """Step 5: renew extends only the current lease of the current generation."""
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, raised, row, seed
 
 
 @pytest.mark.clause("C5.1")
 @given(ttl=NON_POSITIVE_TTLS)
+@example(ttl=0).via("the boundary itself")
+@example(ttl=-1e-9).via("just below it")
+@settings(max_examples=30)
 def test_renew_rejects_every_non_positive_ttl(lease, new_db, ttl):
     db = new_db()
     seed(db, "job", owner="A", until=15.0, fence=1)

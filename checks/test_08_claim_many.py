@@ -102,7 +102,7 @@ def test_claim_many_runs_every_claim_at_once_even_for_more_owners_than_cpus(leas
     # More owners than a default ThreadPoolExecutor has threads (at most 32): a pool without
     # max_workers=len(owners) runs the claims in waves, not at the same time.
     owners = [f"w{i}" for i in range(40)]
-    called, apart = claims_that_ran_apart(lease, db, owners, monkeypatch, patience=2.0)
+    called, apart = claims_that_ran_apart(lease, db, owners, monkeypatch, patience=1.0)
     assert not apart, explain(
         called,
         f"{apart} of {len(owners)} claims gave up waiting: the others had not started",
