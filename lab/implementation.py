@@ -8,6 +8,7 @@ earlier step's function by its bare name, just as in the assembled artifact.
 
 import types
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 
 from lab.course import load_course
@@ -109,7 +110,7 @@ def load(implementation, module_name="lease", lang="en", known=None):
 def execute(text, filename, shown, module, lang="en"):
     """Run one file's text into module; a message naming the file and line if that fails."""
     try:
-        code = compile(text, filename, "exec")
+        code = _compiled(text, filename)
     except SyntaxError as error:
         return say("syntax", lang, file=shown, line=error.lineno, kind=type(error).__name__, error=error.msg)
     try:
@@ -121,6 +122,12 @@ def execute(text, filename, shown, module, lang="en"):
         where = say("where", lang, line=where) if where else ""
         return say("raised", lang, file=shown, where=where, kind=type(error).__name__, error=error)
     return None
+
+
+@cache
+def _compiled(text, filename):
+    """Every check loads its module afresh; compiling each file once per process is enough."""
+    return compile(text, filename, "exec")
 
 
 def _line_in(error, filename):
