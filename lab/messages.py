@@ -21,6 +21,9 @@ MESSAGES = {
         "budget": "not run: this submission used up its time budget of {budget:g} s",
         "not_run_after_losses": "not run: the process already ended or hung in {count} checks of this step",
         "os_exit": "os._exit({code}) was called",
+        "not_implemented": "not implemented yet: {call} raised NotImplementedError",
+        "at": " (at {file}, line {line})",
+        "call_raised": "called {call}; it raised {kind}: {error}",
         "not_run_after_timeouts": "not run: {count} checks of this step already ran out of time",
     },
     "ja": {
@@ -39,6 +42,9 @@ MESSAGES = {
         "budget": "未実行: この提出物は持ち時間 {budget:g} 秒を使い切りました",
         "not_run_after_losses": "未実行: このステップの検査ですでに {count} 回プロセスが終了または停止しました",
         "os_exit": "os._exit({code}) が呼ばれました",
+        "not_implemented": "まだ実装されていません: {call} が NotImplementedError を送出しました",
+        "at": " ({file} の {line} 行目)",
+        "call_raised": "呼び出し {call} が {kind} を送出しました: {error}",
         "not_run_after_timeouts": "未実行: このステップの検査ですでに {count} 件が時間切れになりました",
     },
 }

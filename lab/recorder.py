@@ -9,12 +9,14 @@ import os
 import signal
 import sqlite3
 import sys
+import sysconfig
 import traceback
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-from lab.course import step_of_clause
+from lab.course import LAB_ROOT, step_of_clause
 from lab.messages import say
 from lab.outcomes import CallRaised, CheckTimeout, LoadFailure, NotImplementedYet
 from lab.targets import Plan
@@ -167,11 +169,12 @@ def classify(excinfo, item):
     if isinstance(error, LoadFailure):
         return "error", str(error)
     if isinstance(error, NotImplementedYet):
-        return "not_implemented", f"not implemented yet: {error} raised NotImplementedError"
+        return "not_implemented", say("not_implemented", plan.lang, call=error)
     if isinstance(error, NotImplementedError):
-        return "not_implemented", "not implemented yet: the code under test raised NotImplementedError"
+        return "not_implemented", say("not_implemented", plan.lang, call="the code under test")
     if isinstance(error, CallRaised):
-        return "error", str(error) + _where(error.error) + _notes(error)
+        raised = say("call_raised", plan.lang, call=error.call, kind=type(error.error).__name__, error=error.error)
+        return "error", raised + _where(error.error) + _notes(error)
     if isinstance(error, AssertionError):
         return "failed", str(error) + _notes(error)
     return "error", f"{type(error).__name__}: {error}" + _where(error) + _notes(error)
@@ -184,11 +187,17 @@ def _first(error):
     return error
 
 
+# Frames in these folders belong to the lab or to Python, never to the code under test.
+NOT_LEARNER_CODE = tuple(
+    str(Path(folder).resolve()) + os.sep
+    for folder in (LAB_ROOT / "lab", LAB_ROOT / "checks", *{sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+)
+
+
 def _where(error):
-    """' (at file, line N)' for the innermost frame outside the checks and the checker."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/checks/" not in f.filename and "/lab/" not in f.filename]
-    frames = [f for f in frames if "site-packages" not in f.filename and "/lib/python" not in f.filename]
-    return f" (at {frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    """' (at file, line N)' for the innermost frame of the code under test."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not str(Path(f.filename).resolve()).startswith(NOT_LEARNER_CODE)]
+    return say("at", plan.lang, file=frames[-1].filename, line=frames[-1].lineno) if frames else ""
 
 
 def _notes(error):
