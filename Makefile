@@ -55,4 +55,4 @@ test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutan
 	@$(PY) -m pytest
 
 clean: ## remove the virtual environment and build outputs
-	rm -rf $(VENV) build reports
+	rm -rf $(VENV) build reports .mutmut-stage
