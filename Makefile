@@ -16,9 +16,9 @@ ifeq (check-step,$(firstword $(MAKECMDGOALS)))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
 
-CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
+CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
   $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)")
-# make check-class DIR=submissions/ [TIME_LIMIT=10] [BUDGET=120] [CLASS_OUT=reports/class]
+# TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class]
 TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
