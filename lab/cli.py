@@ -12,29 +12,28 @@ from lab import check as checking
 from lab import classroom, exercism, junit, report, results_json
 from lab.course import LAB_ROOT, LANGUAGES, load_course
 from lab.implementation import UsageError, assemble, read
+from lab.messages import say
 from lab.mutants import MutantError
 from lab.runner import LabBroken
 
-STEP_USAGE = "usage: make check-step N   (N is a step from 1 to {last}, e.g. make check-step 4; or N=4)"
-
-
-def parse_steps(text):
+def parse_steps(text, lang="en"):
     """'4' or '04' -> (1, 2, 3, 4) and the mutant steps (4,); 'all' -> every step."""
     last = len(load_course())
     if text == "all":
         return checking.every_step(), checking.every_step()
     if text and text.isdigit() and 1 <= int(text) <= last:
         return tuple(range(1, int(text) + 1)), (int(text),)
-    raise UsageError(f"not a step: {text!r}. " + STEP_USAGE.format(last=last) if text else STEP_USAGE.format(last=last))
+    usage = say("step_usage", lang, last=last)
+    raise UsageError(say("not_a_step", lang, text=text) + usage if text else usage)
 
 
-def resolve_impl(text):
+def resolve_impl(text, lang="en"):
     """IMPL as typed; 'steps' and 'solutions' name the lab's own folders from anywhere."""
     path = Path(text)
     if not path.exists() and (LAB_ROOT / text).exists():
         path = LAB_ROOT / text
     if not path.exists():
-        raise UsageError(f"IMPL={text}: no such folder or .py file")
+        raise UsageError(say("no_impl", lang, impl=text))
     return path.resolve()  # the children run in the lab's folder, not in the current one
 
 
@@ -81,8 +80,8 @@ def main(argv=None):
 
 
 def run_check(arguments):
-    steps, mutant_steps = parse_steps(arguments.step.strip())
-    impl = resolve_impl(arguments.impl)
+    steps, mutant_steps = parse_steps(arguments.step.strip(), arguments.lang)
+    impl = resolve_impl(arguments.impl, arguments.lang)
     outcome = checking.check(
         impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl
     )

@@ -6,6 +6,9 @@ through here, so that the learner reads every such message in the language of th
 
 MESSAGES = {
     "en": {
+        "step_usage": "usage: make check-step N   (N is a step from 1 to {last}, e.g. make check-step 4; or N=4)",
+        "not_a_step": "not a step: {text!r}. ",
+        "no_impl": "IMPL={impl}: no such folder or .py file",
         "missing": "{file} is missing",
         "defines_no": "{file} defines no `{function}`",
         "syntax": "{file}, line {line}: {kind}: {error}",
@@ -27,6 +30,9 @@ MESSAGES = {
         "not_run_after_timeouts": "not run: {count} checks of this step already ran out of time",
     },
     "ja": {
+        "step_usage": "使い方: make check-step N   (N は 1 から {last} までのステップ番号。例: make check-step 4、または N=4)",
+        "not_a_step": "ステップ番号ではありません: {text!r}。",
+        "no_impl": "IMPL={impl}: そのようなフォルダや .py ファイルはありません",
         "missing": "{file} がありません",
         "defines_no": "{file} に `{function}` が定義されていません",
         "syntax": "{file} の {line} 行目: {kind}: {error}",
