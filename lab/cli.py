@@ -16,6 +16,7 @@ from lab.messages import say
 from lab.mutants import MutantError
 from lab.runner import LabBroken
 
+
 def parse_steps(text, lang="en"):
     """'4' or '04' -> (1, 2, 3, 4) and the mutant steps (4,); 'all' -> every step."""
     last = len(load_course())
