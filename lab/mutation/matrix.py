@@ -2,11 +2,12 @@
 
 mutmut records only whether a mutant was killed. Here each mutmut mutant becomes a whole
 module file in the stage, imported by the checks as a module target; all of them and the
-pre-built mutants run in one child process (lab.runner.run). Results are cached in the stage by
-the text of the mutant, the checks and the checker, so a re-run only runs what changed.
+pre-built mutants run in one child process per core (lab.runner.run). Results are cached in the
+stage by the text of the checks, the checker and the part of the mutant that its checks can reach
+(lab.mutation.reach), so a re-run only runs the mutants whose reachable code changed.
 """
 
-import ast
+import functools
 import hashlib
 import json
 import os
@@ -15,9 +16,10 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
-from lab.course import LAB_ROOT, load_course
+from lab.course import LAB_ROOT
 from lab.implementation import assemble
 from lab.mutants import apply, load_mutants
+from lab.mutation.reach import relevant_text
 from lab.runner import Result, run
 from lab.targets import Target
 
@@ -46,7 +48,7 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
     checker = _checker_digest()
     keys, targets = {}, []
     for target_id, steps, text, prebuilt in jobs:
-        keys[target_id] = _digest(checker, target_id, repr(steps), _relevant(text, steps), _prebuilt_text(prebuilt, steps))
+        keys[target_id] = _digest(checker, target_id, repr(steps), relevant_text(text, steps), _prebuilt_text(prebuilt, tuple(steps)))
         if keys[target_id] in cache:
             continue
         if prebuilt:
@@ -88,28 +90,13 @@ def _importable(folder):
             os.environ["PYTHONPATH"] = before
 
 
-def _relevant(text, steps):
-    """The part of a module that the checks of these steps can reach: all but the functions of
-    later steps (a step's checks call only its own and earlier steps' functions). Keying the
-    cache on it keeps the results of claim's mutants when only release changed."""
-    if not text:
-        return ""
-    last = max(steps)
-    later = {step.function for step in load_course() if step.number > last}
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    kept = [node for node in tree.body if not (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in later)]
-    return "\n".join(ast.get_source_segment(text, node) or "" for node in kept)
-
-
+@functools.cache
 def _prebuilt_text(mutant_id, steps):
     """A pre-built mutant's whole text (the reference with its change), as far as its checks reach."""
     if not mutant_id:
         return ""
     mutant = next(m for m in load_mutants() if m.id == mutant_id)
-    return _relevant(assemble(apply(mutant)), steps)
+    return relevant_text(assemble(apply(mutant)), steps)
 
 
 def _checker_digest():

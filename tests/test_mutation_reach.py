@@ -1,0 +1,99 @@
+"""The reachability map that keys the kill matrix's cache (lab.mutation.reach) against the
+functions that each step's checks really call when they run on the reference.
+
+If the map missed a function, an edit to it would leave stale verdicts in the cache; if it named
+too many, re-runs would be slower than they need to be. Both show up here.
+"""
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from dataclasses import asdict
+
+import pytest
+
+from lab.course import LAB_ROOT, load_course
+from lab.implementation import assemble, read
+from lab.mutants import SOLUTIONS_DIR
+from lab.mutation import reach
+from lab.targets import PLAN_VARIABLE, Target
+
+STEPS = [step.number for step in load_course()]
+
+# A pytest plugin for the child: wrap the course functions of every module the checks load, so
+# that calls from the checks and between the functions (claim_many -> claim) are both seen.
+RECORDER = '''
+import atexit, functools, json, os
+from lab.course import load_course
+from lab.targets import Target
+
+CALLED = set()
+FUNCTIONS = [step.function for step in load_course()]
+_load = Target.load
+
+
+def _recording(name, function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        CALLED.add(name)
+        return function(*args, **kwargs)
+    return wrapper
+
+
+def load(self, lang="en"):
+    loaded = _load(self, lang)
+    for name in FUNCTIONS:
+        function = getattr(loaded.module, name, None)
+        if callable(function):
+            setattr(loaded.module, name, _recording(name, function))
+    return loaded
+
+
+Target.load = load
+atexit.register(lambda: open(os.environ["CALLED_OUT"], "w").write(json.dumps(sorted(CALLED))))
+'''
+
+
+def called_when_checked(step, tmp_path):
+    (tmp_path / "called_recorder.py").write_text(RECORDER, encoding="utf-8")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"targets": [asdict(Target("reference", (step,), impl=str(SOLUTIONS_DIR)))]}))
+    out = tmp_path / "called.json"
+    env = {**os.environ, PLAN_VARIABLE: str(plan), "CALLED_OUT": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), str(LAB_ROOT), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "called_recorder", "-p", "no:cacheprovider",
+         "-c", str(LAB_ROOT / "checks" / "pytest.ini"), *map(str, reach.check_files(step))],
+        cwd=LAB_ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return set(json.loads(out.read_text()))
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_the_map_names_exactly_the_functions_the_checks_call_on_the_reference(step, tmp_path):
+    tree = ast.parse(assemble(read(SOLUTIONS_DIR, label="solutions")))
+    assert reach.reachable((step,), tree) == called_when_checked(step, tmp_path)
+
+
+def test_every_step_has_check_files_and_every_check_file_a_step():
+    named = {path for step in STEPS for path in reach.check_files(step)}
+    assert all(reach.check_files(step) for step in STEPS)
+    assert named == set((LAB_ROOT / "checks").glob("test_*.py"))
+
+
+def test_an_edit_to_an_unreachable_function_body_keeps_the_text_and_one_to_a_reachable_one_does_not():
+    source = assemble(read(SOLUTIONS_DIR, label="solutions"))
+    docstring = '"""Give the lease back early; the fence stays so old tokens stay invalid."""'
+    assert source.count(docstring) == 1  # release's, and nothing else's
+    edited = source.replace(docstring, '"""Give the lease back before it expires."""')
+    assert edited != source
+    assert reach.relevant_text(edited, (8,)) == reach.relevant_text(source, (8,))
+    assert reach.relevant_text(edited, (7,)) != reach.relevant_text(source, (7,))
+
+
+def test_decorators_and_defaults_of_unreachable_functions_still_count():
+    source = "def a(x=1):\n    return x\n\ndef b():\n    return 2\n"
+    assert reach.relevant_text(source, (1,)) != reach.relevant_text(source.replace("x=1", "x=2"), (1,))
