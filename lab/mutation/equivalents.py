@@ -1,7 +1,6 @@
 """The reviewed ledger of equivalent mutants (mutation/equivalents.toml) and how it matches a mutant."""
 
 import ast
-import copy
 import re
 import tomllib
 from dataclasses import dataclass
@@ -25,17 +24,36 @@ class Ledger:
         for entry in self.rules + self.mutants:
             if not entry.get("reason"):
                 raise ValueError(f"{path.name}: every entry needs a one-line reason: {entry}")
+        # A report asks about each mutant several times, and every mutant of a function shares
+        # its original: parsing and normalising once each keeps this off the critical path.
+        self._matches, self._dumps = {}, {}
 
     def match(self, variant):
         """The Equivalence that covers this mutmut Variant, or None."""
+        key = (variant.function, variant.original, variant.mutated)
+        if key not in self._matches:
+            self._matches[key] = self._match(variant)
+        return self._matches[key]
+
+    def _match(self, variant):
         removed, added = _changed_lines(variant)
         for entry in self.mutants:
             if entry["function"] == variant.function and removed == [entry["before"]] and added == [entry["after"]]:
                 return Equivalence(f"{entry['function']}: {entry['before']} -> {entry['after']}", entry["reason"])
+        if self._dump(None, variant.original) == self._dump(None, variant.mutated):
+            return None  # the same code, only laid out differently: not a mutant any rule covers
         for rule in self.rules:
-            if _RULE_KINDS[rule["kind"]](rule, variant.original, variant.mutated):
+            if self._dump(rule, variant.original) == self._dump(rule, variant.mutated):
                 return Equivalence(rule["id"], rule["reason"])
         return None
+
+    def _dump(self, rule, text):
+        """The function's syntax tree as text, normalised by the rule (if any)."""
+        key = (id(rule), text)  # the rule itself, which lives as long as the ledger
+        if key not in self._dumps:
+            tree = ast.parse(text)
+            self._dumps[key] = ast.dump(_NORMALISERS[rule["kind"]](rule, tree) if rule else tree)
+        return self._dumps[key]
 
     def unused(self, variants):
         """Entries that match no mutant any more: stale, to be removed after review."""
@@ -51,38 +69,23 @@ def _changed_lines(variant):
     return removed, added
 
 
-def _same_after(normalise, original, mutated):
-    """True when the two functions differ, and stop differing once normalise is applied to both."""
-    trees = [ast.parse(text) for text in (original, mutated)]
-    if ast.dump(trees[0]) == ast.dump(trees[1]):
-        return False
-    return ast.dump(normalise(trees[0])) == ast.dump(normalise(trees[1]))
-
-
-def _string_case(rule, original, mutated):
+def _string_case(rule, tree):
+    """String literals matching the rule's pattern in lower case (or just the rule's words)."""
     literal = re.compile(rule["literal"], re.IGNORECASE)
     words = re.compile(rule["words"], re.IGNORECASE) if "words" in rule else None
-
-    def normalise(tree):
-        tree = copy.deepcopy(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and literal.search(node.value):
-                node.value = words.sub(lambda m: m[0].lower(), node.value) if words else node.value.lower()
-        return tree
-
-    return _same_after(normalise, original, mutated)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and literal.search(node.value):
+            node.value = words.sub(lambda m: m[0].lower(), node.value) if words else node.value.lower()
+    return tree
 
 
-def _raise_message(rule, original, mutated):
-    def normalise(tree):
-        tree = copy.deepcopy(tree)
-        for node in ast.walk(tree):
-            call = node.exc if isinstance(node, ast.Raise) else None
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == rule["exception"]:
-                call.args, call.keywords = [], []
-        return tree
-
-    return _same_after(normalise, original, mutated)
+def _raise_message(rule, tree):
+    """Raises of the rule's exception without their arguments."""
+    for node in ast.walk(tree):
+        call = node.exc if isinstance(node, ast.Raise) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == rule["exception"]:
+            call.args, call.keywords = [], []
+    return tree
 
 
-_RULE_KINDS = {"string-case": _string_case, "raise-message": _raise_message}
+_NORMALISERS = {"string-case": _string_case, "raise-message": _raise_message}
