@@ -107,7 +107,23 @@ def finish(process, stage_dir=STAGE_DIR):
 
 
 def results(stage_dir=STAGE_DIR):
-    """Mutant name -> mutmut's status word (killed, survived, timeout, no tests, ...)."""
+    """Mutant name -> mutmut's status word (killed, survived, timeout, no tests, ...).
+
+    What ``mutmut results --all true`` prints, read with the same mutmut classes in this process:
+    the command costs a second per call, mostly starting Python and importing mutmut's CLI.
+    """
+    try:
+        from mutmut.mutation.data import SourceFileMutationData
+        from mutmut.stats import status_by_exit_code
+    except ImportError:  # another mutmut layout: ask the command
+        return _results_from_command(stage_dir)
+    data = SourceFileMutationData(path=f"{MODULE}.py")
+    data.meta_path = Path(stage_dir) / "mutants" / f"{MODULE}.py.meta"
+    data.load()
+    return {name: status_by_exit_code[code] for name, code in data.exit_code_by_key.items()}
+
+
+def _results_from_command(stage_dir):
     done = subprocess.run(
         [sys.executable, "-m", "mutmut", "results", "--all", "true"],
         cwd=stage_dir, env=_environment(stage_dir), capture_output=True, text=True, check=True,
