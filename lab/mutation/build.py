@@ -9,10 +9,8 @@ from pathlib import Path
 from lab.course import load_course
 from lab.implementation import assemble, display_path, read
 from lab.mutants import SOLUTIONS_DIR, load_mutants
-from lab.mutation import equivalents, matrix, stage, variants
+from lab.mutation import equivalents, matrix, passing, stage, variants
 from lab.mutation.model import Mutant, Report, change_location, text_location
-from lab.runner import run
-from lab.targets import Target
 
 REFERENCE_FILE = "solutions.py"
 
@@ -27,14 +25,17 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
     course = load_course()
     function_step = {s.function: s.number for s in course}
 
-    steps = _passing_steps(impl, implementation, progress)
+    stage.stage(source, stage_dir)
+    generating = stage.start_generating(stage_dir)  # beside the checks below, on the other core
+    steps = _passing_steps(impl, label, source, stage_dir, progress)
     if not steps:
+        generating.communicate()
         raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
     progress(f"mutmut: mutating {file_name}, checked by steps {steps[0]}-{steps[-1]} ...")
-    stage.stage(source, steps, stage_dir)
+    stage.plan(steps, stage_dir)
     ledger = equivalents.Ledger()
     running = None
-    if stage.generate(stage_dir):
+    if stage.generated(generating, stage_dir):
         found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
         known = stage.results(stage_dir)
         # Equivalent mutants survive every check by definition and cost the most (each runs every
@@ -117,20 +118,11 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
     )
 
 
-def _passing_steps(impl, implementation, progress):
-    """Steps 1..k, the longest run from step 1 on which every check passes: mutmut needs green checks."""
-    every = tuple(s.number for s in load_course())
+def _passing_steps(impl, label, source, stage_dir, progress):
+    """The steps mutmut may use: those whose checks pass, from step 1 on (the reference passes all)."""
     if Path(impl).resolve() == SOLUTIONS_DIR.resolve():
-        return every
-    progress(f"checking {implementation.label} first: mutmut needs checks that pass ...")
-    results = run([Target(implementation.label, every, impl=str(impl))])
-    passing = []
-    for number in every:
-        own = [r for r in results if r.step == number]
-        if not own or any(r.status != "passed" for r in own):
-            break
-        passing.append(number)
-    return tuple(passing)
+        return tuple(s.number for s in load_course())
+    return passing.passing_steps(impl, label, source, Path(stage_dir), progress)
 
 
 def _first_lines(source):

@@ -45,10 +45,10 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
     folder.mkdir(exist_ok=True)
     cache_path = stage_dir / CACHE_FILE
     cache = json.loads(cache_path.read_text(encoding="utf-8")) if cache_path.exists() else {}
-    checker = _checker_digest()
+    checker = checker_digest()
     keys, targets = {}, []
     for target_id, steps, text, prebuilt in jobs:
-        keys[target_id] = _digest(checker, target_id, repr(steps), relevant_text(text, steps), _prebuilt_text(prebuilt, tuple(steps)))
+        keys[target_id] = digest(checker, target_id, repr(steps), relevant_text(text, steps), _prebuilt_text(prebuilt, tuple(steps)))
         if keys[target_id] in cache:
             continue
         if prebuilt:
@@ -99,18 +99,18 @@ def _prebuilt_text(mutant_id, steps):
     return relevant_text(assemble(apply(mutant)), steps)
 
 
-def _checker_digest():
+def checker_digest():
     """What decides a check's outcome besides the code under test: the checks and the checker."""
     files = sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini"))
     files += sorted((LAB_ROOT / "lab").glob("*.py")) + [LAB_ROOT / "course.toml"]
-    return _digest(*(f"{p.name}\0{p.read_text(encoding='utf-8')}" for p in files))
+    return digest(*(f"{p.name}\0{p.read_text(encoding='utf-8')}" for p in files))
 
 
-def _digest(*parts):
-    digest = hashlib.sha256()
+def digest(*parts):
+    hashed = hashlib.sha256()
     for part in parts:
-        digest.update(part.encode("utf-8") + b"\0\1")
-    return digest.hexdigest()
+        hashed.update(part.encode("utf-8") + b"\0\1")
+    return hashed.hexdigest()
 
 
 def killed_by(results):
