@@ -37,8 +37,8 @@ pytest_add_cli_args_test_selection =
 """
 
 
-def stage(module_text, steps, stage_dir=STAGE_DIR):
-    """Write the module, a fresh copy of the checks, the plan and setup.cfg; keep mutmut's results."""
+def stage(module_text, stage_dir=STAGE_DIR):
+    """Write the module, a fresh copy of the checks and setup.cfg; keep mutmut's results."""
     stage_dir.mkdir(exist_ok=True)
     # mutmut re-tests only mutants whose function changed; changed checks change every verdict.
     checks_digest = _digest(sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini")))
@@ -48,13 +48,17 @@ def stage(module_text, steps, stage_dir=STAGE_DIR):
         recorded.write_text(checks_digest, encoding="utf-8")
     _write_if_changed(stage_dir / f"{MODULE}.py", module_text)
     _write_if_changed(stage_dir / "setup.cfg", SETUP_CFG.format(module=MODULE))
-    plan = {"targets": [asdict(Target("mutmut", tuple(steps), module=MODULE))]}
-    _write_if_changed(stage_dir / "plan.json", json.dumps(plan, indent=1) + "\n")
     # mutmut's copy merges into what is there: a check removed from checks/ would linger.
     for copy in (stage_dir / "checks", stage_dir / "mutants" / "checks"):
         shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(LAB_ROOT / "checks", stage_dir / "checks", ignore=shutil.ignore_patterns("__pycache__"))
     return stage_dir
+
+
+def plan(steps, stage_dir=STAGE_DIR):
+    """Tell the staged checks which steps mutmut's test runs check (those that pass)."""
+    plan = {"targets": [asdict(Target("mutmut", tuple(steps), module=MODULE))]}
+    _write_if_changed(stage_dir / "plan.json", json.dumps(plan, indent=1) + "\n")
 
 
 def _digest(paths):
@@ -81,13 +85,21 @@ create_mutants({workers})
 """
 
 
-def generate(stage_dir=STAGE_DIR, workers=WORKERS):
-    """Let mutmut write its mutants without testing them; False if this mutmut cannot do that."""
-    done = subprocess.run(
+def start_generating(stage_dir=STAGE_DIR, workers=WORKERS):
+    """Start mutmut writing its mutants without testing them; generated() waits for it.
+
+    It needs only the module, not the plan: it runs while the implementation's checks do.
+    """
+    return subprocess.Popen(
         [sys.executable, "-c", GENERATE.format(workers=workers)], cwd=stage_dir, env=_environment(stage_dir),
-        stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    return done.returncode == 0 and (Path(stage_dir) / "mutants" / f"{MODULE}.py").exists()
+
+
+def generated(process, stage_dir=STAGE_DIR):
+    """Whether mutmut wrote its mutants; False if this mutmut cannot only generate."""
+    process.communicate()
+    return process.returncode == 0 and (Path(stage_dir) / "mutants" / f"{MODULE}.py").exists()
 
 
 def start_mutmut(names=(), stage_dir=STAGE_DIR, workers=WORKERS, echo=False):
