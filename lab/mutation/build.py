@@ -10,7 +10,7 @@ from lab.course import load_course
 from lab.implementation import assemble, display_path, read
 from lab.mutants import SOLUTIONS_DIR, load_mutants
 from lab.mutation import equivalents, matrix, passing, stage, variants
-from lab.mutation.model import Mutant, Report, change_location, text_location
+from lab.mutation.model import DETECTED, Mutant, Report, change_location, text_location
 
 REFERENCE_FILE = "solutions.py"
 
@@ -48,6 +48,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
     else:  # this mutmut cannot only generate: let it run everything first
         stage.finish(stage.start_mutmut((), stage_dir, echo=echo), stage_dir)
         found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
+        known, to_test = stage.results(stage_dir), []
     progress(f"mutmut: {len(found)} mutants; {'testing ' + str(len(to_test)) if running else 'nothing new to test'}")
     first_lines = _first_lines(source)
 
@@ -76,8 +77,25 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
             jobs.append((m.id, (m.step,), by_id[m.id].module(source), None))
         elif m.origin == "pre-built":
             jobs.append((m.id, (m.step,), None, m.id))
+
+    def later(m):
+        """Its run with the later steps too; its own id keeps its cache entry beside the first."""
+        return (f"{m.id} with later steps", tuple(s for s in steps if s >= m.step), by_id[m.id].module(source), None)
+
+    def needs_later(m, own, status):
+        """mutmut saw it killed, only by a later step's check (claim_many calls claim): run it
+        again with the later steps, so that its killers are named too."""
+        return (
+            m.origin == "mutmut" and not m.equivalent and own is not None and status in DETECTED
+            and not matrix.killed_by(own) and any(s > m.step for s in steps)
+        )
+
+    # Where both are known already (mutmut keeps the verdicts of functions it does not re-test;
+    # the matrix cache has the first run), that second run joins the first instead of waiting.
+    cached, testing = matrix.peek(jobs, stage_dir), set(to_test)
+    early = [later(m) for m in mutants if m.id not in testing and needs_later(m, cached.get(m.id), known.get(m.id))]
     progress(f"kill matrix: {len(jobs)} mutants through the checker ...")
-    results, ran = matrix.kill_matrix(jobs, stage_dir)
+    results, ran = matrix.kill_matrix(jobs + early, stage_dir)
     if running:
         stage.finish(running, stage_dir)
     statuses = stage.results(stage_dir)
@@ -85,19 +103,17 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
     for m in mutants:
         if m.origin == "mutmut" and not m.equivalent:
             m.status = statuses.get(m.id, "not checked")
-    # A mutant that mutmut saw killed only by a later step's check (claim_many calls claim):
-    # run it again with the later steps, so that its killers are named too.
-    again = [
-        (m.id, tuple(s for s in steps if s >= m.step), by_id[m.id].module(source), None)
-        for m in mutants
-        if m.origin == "mutmut" and m.id in results and m.detected and not matrix.killed_by(results[m.id])
-        and any(s > m.step for s in steps)
-    ]
-    if again:
-        more, ran_again = matrix.kill_matrix(again, stage_dir, forget_others=False)
+    again = {m.id: later(m) for m in mutants if needs_later(m, results.get(m.id), m.status)}
+    late = [job for job in again.values() if job[0] not in results]
+    if late:
+        more, ran_late = matrix.kill_matrix(late, stage_dir, forget_others=False)
         results.update(more)
-        ran += ran_again
-    progress(f"kill matrix: {ran} mutants ran, {len(jobs) + len(again) - ran} from the cache")
+        ran += ran_late
+    progress(f"kill matrix: {ran} mutants ran, {len(jobs) + len(early) + len(late) - ran} from the cache")
+    # the later-steps results replace the first ones; early runs no longer needed are dropped
+    everything, later_ids = results, {job[0] for job in early + late}
+    results = {target: found for target, found in everything.items() if target not in later_ids}
+    results.update({m_id: everything[job[0]] for m_id, job in again.items()})
 
     table = {}
     for m in mutants:

@@ -45,10 +45,11 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
     folder.mkdir(exist_ok=True)
     cache_path = stage_dir / CACHE_FILE
     cache = json.loads(cache_path.read_text(encoding="utf-8")) if cache_path.exists() else {}
+    before = len(cache) if cache_path.exists() else -1
     checker = checker_digest()
     keys, targets = {}, []
     for target_id, steps, text, prebuilt in jobs:
-        keys[target_id] = digest(checker, target_id, repr(steps), relevant_text(text, steps), _prebuilt_text(prebuilt, tuple(steps)))
+        keys[target_id] = _key(checker, target_id, steps, text, prebuilt)
         if keys[target_id] in cache:
             continue
         if prebuilt:
@@ -72,8 +73,27 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0, forget_others=True):
             cache[keys[target.id]] = {"target": target.id, "results": by_target.get(target.id, [])}
     if forget_others:
         cache = {key: entry for key, entry in cache.items() if entry["target"] in keys}
-    cache_path.write_text(json.dumps(cache, sort_keys=True, indent=0), encoding="utf-8")
+    if targets or len(cache) != before:  # unchanged otherwise: writing it costs a quarter second
+        cache_path.write_text(json.dumps(cache, sort_keys=True, indent=0), encoding="utf-8")
     return {target_id: [Result(**r) for r in cache[key]["results"]] for target_id, key in keys.items()}, len(targets)
+
+
+def peek(jobs, stage_dir):
+    """The cached results of those jobs that would not run (see kill_matrix), per target id."""
+    cache_path = Path(stage_dir) / CACHE_FILE
+    cache = json.loads(cache_path.read_text(encoding="utf-8")) if cache_path.exists() else {}
+    checker = checker_digest()
+    found = {}
+    for target_id, steps, text, prebuilt in jobs:
+        entry = cache.get(_key(checker, target_id, steps, text, prebuilt))
+        if entry is not None:
+            found[target_id] = [Result(**r) for r in entry["results"]]
+    return found
+
+
+def _key(checker, target_id, steps, text, prebuilt):
+    steps = tuple(steps)
+    return digest(checker, target_id, repr(steps), relevant_text(text, steps), _prebuilt_text(prebuilt, steps))
 
 
 @contextmanager
@@ -95,8 +115,13 @@ def _prebuilt_text(mutant_id, steps):
     """A pre-built mutant's whole text (the reference with its change), as far as its checks reach."""
     if not mutant_id:
         return ""
-    mutant = next(m for m in load_mutants() if m.id == mutant_id)
-    return relevant_text(assemble(apply(mutant)), steps)
+    return relevant_text(assemble(apply(_prebuilt()[mutant_id])), steps)
+
+
+@functools.cache
+def _prebuilt():
+    """The pre-built mutants by id: load_mutants() reads and parses every file on each call."""
+    return {m.id: m for m in load_mutants()}
 
 
 def checker_digest():

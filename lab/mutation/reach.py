@@ -57,6 +57,7 @@ def reachable(steps, tree):
     return seen
 
 
+@functools.lru_cache(maxsize=1024)  # a report asks for each mutant's key twice (see matrix.peek)
 def relevant_text(text, steps):
     """The module text minus the bodies of the functions the checks of these steps cannot reach."""
     if not text:
