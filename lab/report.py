@@ -10,7 +10,6 @@ WORDS = {
         "heading": "Lease and fencing-token lab: checking step{s} {steps} of {impl}",
         "step": "Step {n} · {function}: {title}",
         "not_implemented": "not implemented yet: {file} still raises NotImplementedError ({count} checks wait for it)",
-        "folded": "all {count} checks pass",
         "mutants": "Mutants of step {n}: the reference with one change that breaks the contract",
         "cached": "(their results are reused from build/kill-matrix/: the checks, reference and mutants have not changed)",
         "caught": "caught",
@@ -32,7 +31,6 @@ WORDS = {
         "heading": "リースと fencing token のラボ: {impl} のステップ {steps} を検査",
         "step": "ステップ {n} · {function}: {title}",
         "not_implemented": "まだ実装されていません: {file} が NotImplementedError を送出しています ({count} 件の検査が待機中)",
-        "folded": "{count} 件の検査すべてに合格",
         "mutants": "ステップ {n} のミュータント: 契約を破る変更を 1 か所だけ加えた参照実装",
         "cached": "(結果は build/kill-matrix/ から再利用: 検査・参照実装・ミュータントは変わっていません)",
         "caught": "検出",
@@ -68,11 +66,6 @@ def render(outcome, lang="en", console=None):
         step = course[number - 1]
         clauses = step.clauses(lang)
         heading = escape(words["step"].format(n=number, function=step.function, title=step.title[lang]))
-        if number != outcome.steps[-1] and outcome.step_passes(number):
-            # Earlier steps that pass fold into one line; the step at hand is shown in full.
-            count = len(outcome.step_results(number))
-            console.print(f"[green]✔[/] [bold]{heading}[/]  [dim]{escape(words['folded'].format(count=count))}[/]")
-            continue
         console.print()
         console.print(f"[bold]{heading}[/]")
         _render_checks(console, words, step, outcome.step_results(number), clauses, outcome.impl)
