@@ -58,18 +58,26 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
     implementation = read(impl_path, label=impl_label)
     learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
-    for mutant in mutants:
-        apply(mutant)  # a mutant that does not apply once stops the run here, with its file named
     with ThreadPoolExecutor(2) as pool:
         learner_run = pool.submit(run, learner, time_limit, lang)
-        mutant_run = pool.submit(kill_matrix.results, mutants, time_limit, lang, use_cache)
+        mutant_run = pool.submit(mutant_verdicts, mutants, time_limit, lang, use_cache)
         results = learner_run.result()
-        mutant_results, matrix_cached = mutant_run.result()
-    outcome = CheckRun(tuple(steps), implementation.label, results, kill_matrix_cached=matrix_cached)
-    outcome.verdicts = [_verdict(m, mutant_results) for m in mutants]
+        verdicts, matrix_cached = mutant_run.result()
+    outcome = CheckRun(tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached)
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == SOME_FAIL:
         outcome.lab_problems.append("the reference solution fails its own checks")
     return outcome
+
+
+def mutant_verdicts(mutants, time_limit=10.0, lang="en", use_cache=True):
+    """Each mutant's verdict from the kill matrix, and whether the matrix came from the cache.
+
+    A mutant that does not apply at exactly one place stops the run here, with its file named.
+    """
+    for mutant in mutants:
+        apply(mutant)
+    results, cached = kill_matrix.results(mutants, time_limit, lang, use_cache)
+    return [_verdict(m, results) for m in mutants], cached
 
 
 def _verdict(mutant, results):

@@ -15,11 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab import kill_matrix, results_json
-from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, CheckRun, _verdict
+from lab import results_json
+from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, CheckRun, mutant_verdicts
 from lab.course import load_course
 from lab.implementation import STEP_FILE, read
-from lab.mutants import apply, load_mutants
+from lab.mutants import load_mutants
 from lab.runner import run
 from lab.targets import Target
 
@@ -92,15 +92,13 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     steps = tuple(step.number for step in load_course())
     submissions = find_submissions(root)
     every_mutant = load_mutants() if mutants else []
-    for mutant in every_mutant:
-        apply(mutant)
     jobs = jobs or os.cpu_count() or 1
     with ThreadPoolExecutor(jobs) as pool:
-        matrix = pool.submit(kill_matrix.results, every_mutant, time_limit, lang)
+        matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
         for submission in submissions:
             pool.submit(_check_one, submission, steps, time_limit, lang, budget)
-        mutant_results, _ = matrix.result()
-    outcome = ClassRun(Path(root), submissions, [_verdict(m, mutant_results) for m in every_mutant], 0.0)
+        verdicts, _ = matrix.result()
+    outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
     outcome.seconds = time.monotonic() - started
     return outcome
 

@@ -6,13 +6,14 @@ import subprocess
 import sys
 
 import pytest
+from learner_folders import fingerprint, make_learner
 
 import lab.classroom as classroom
+from lab import kill_matrix
 from lab.check import SOME_FAIL
 from lab.course import LAB_ROOT
 from lab.runner import run
 from lab.targets import Target
-from learner_folders import fingerprint, make_learner
 
 CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
     "ada": ("complete", True),
@@ -71,7 +72,7 @@ def test_the_kill_matrix_runs_once_for_the_whole_class(tmp_path, monkeypatch):
     for name in ("one", "two"):
         make_learner(tmp_path / name, "stubs", checkout=False)
     calls = []
-    monkeypatch.setattr(classroom.kill_matrix, "results", lambda *a, **k: calls.append(a) or ([], True))
+    monkeypatch.setattr(kill_matrix, "results", lambda *a, **k: calls.append(a) or ([], True))
     outcome = classroom.check_class(tmp_path, time_limit=3)
     assert len(calls) == 1 and len(calls[0][0]) == len(classroom.load_mutants())
     assert [s.name for s in outcome.submissions] == ["one", "two"]
