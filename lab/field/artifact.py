@@ -1,0 +1,75 @@
+"""Turn IMPL into an importable module file, import it in any process, and gate on the checks.
+
+The artifact is written next to nothing the learner owns: build/field/ (named after its content,
+so concurrent runs never overwrite each other's file) or a run's own temporary folder.
+"""
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from lab.course import LAB_ROOT
+from lab.field.messages import say
+from lab.implementation import UsageError, assemble, read
+
+BUILD = LAB_ROOT / "build" / "field"
+
+
+class ArtifactBroken(Exception):
+    """The assembled module does not import, or a function it needs raised unexpectedly."""
+
+
+def resolve(impl, lang="en"):
+    """IMPL as typed ('steps', 'solutions', a folder or a .py file) -> (absolute path, label)."""
+    from lab.cli import resolve_impl  # lab.cli imports this package's commands: import it late
+
+    return resolve_impl(impl, lang), impl
+
+
+def materialize(impl_path, label, folder=None):
+    """Write the implementation as one module file in folder (default build/field/); its path."""
+    text = assemble(read(impl_path, label=label))
+    folder = Path(folder) if folder else BUILD
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    target = folder / f"lease_{digest}.py"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        scratch = folder / f".{target.name}.{os.getpid()}"
+        scratch.write_text(text, encoding="utf-8")
+        os.replace(scratch, target)  # another process reading it sees the old or the whole new file
+    return target
+
+
+def import_file(path, lang="en"):
+    """Import the module file at path under a name of its own; ArtifactBroken if it fails."""
+    path = Path(path)
+    name = f"lab_field_{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as error:  # noqa: BLE001 - learner code may raise anything while it loads
+        raise ArtifactBroken(say("import_failed", lang, file=path.name, kind=type(error).__name__, error=error)) from None
+    sys.modules[name] = module
+    return module
+
+
+def refused(impl_path, label, lang="en"):
+    """None when every check of every step passes; otherwise print the report and return 1.
+
+    demo and bench show what the artifact is for, so they only run code the checks accept.
+    """
+    from lab import report
+    from lab.check import check, every_step
+
+    outcome = check(impl_path, steps=every_step(), mutant_steps=(), lang=lang, impl_label=label)
+    if outcome.exit_status == 0:
+        return None
+    report.render(outcome, lang)
+    print(say("gate_refused", lang, impl=label))
+    return 1
+

@@ -1,0 +1,110 @@
+"""`make demo`: the README's story played by two real worker processes, printed as a timeline.
+
+A claims (fence 1) and stalls; its lease expires; B claims (fence 2) and completes; A wakes and
+its completion is refused; the stored result is B's. The clock is the caller's: every call gets
+an explicit `now`. A really is blocked in its own process while B works, on an Event the parent
+sets, so the order never depends on how fast the machine is.
+"""
+
+import multiprocessing
+import os
+import tempfile
+from pathlib import Path
+
+from lab.field.artifact import import_file, materialize, refused
+from lab.field.messages import say
+
+JOB, TTL = "job-1", 5.0
+
+
+def serve(artifact, conn, wake):
+    """A worker process: run each call the parent sends, answer with ('ok'|'error', value)."""
+    lease = import_file(artifact)
+    conn.send(os.getpid())
+    while (message := conn.recv()) is not None:
+        name, arguments, stall = message
+        if stall:
+            wake.wait(60)  # stalled: a long pause, during which the lease runs out
+        try:
+            conn.send(("ok", getattr(lease, name)(*arguments)))
+        except Exception as error:  # noqa: BLE001 - shown in the timeline, not raised
+            conn.send(("error", f"{type(error).__name__}: {error}"))
+
+
+class Worker:
+    def __init__(self, context, name, artifact, wake):
+        self.name = name
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=serve, args=(str(artifact), child, wake), daemon=True)
+        self.process.start()
+        self.pid = self.conn.recv()
+
+    def send(self, name, *arguments, stall=False):
+        self.conn.send((name, arguments, stall))
+
+    def result(self):
+        kind, value = self.conn.recv()
+        if kind == "error":
+            raise RuntimeError(value)
+        return value
+
+    def call(self, name, *arguments):
+        self.send(name, *arguments)
+        return self.result()
+
+    def stop(self):
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass  # the process is already gone
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.terminate()
+
+
+def play(artifact, db, lang="en", out=print):
+    """Play the story on the artifact file; the figures it showed, and whether the story held."""
+    context = multiprocessing.get_context("spawn")
+    wake = context.Event()
+    lease = import_file(artifact)
+    lease.init_db(db)
+    lease.enqueue(db, JOB)
+    a, b = Worker(context, "A", artifact, wake), Worker(context, "B", artifact, wake)
+    line = lambda now, who, key, **values: out(say("demo_line", lang, now=now, who=who, text=say(key, lang, **values)))  # noqa: E731
+    try:
+        out(say("demo_heading", lang, a=a.pid, b=b.pid, ttl=TTL, job=JOB))
+        fence_a = a.call("claim", db, JOB, "A", 0.0, TTL)
+        line(0.0, f"A {a.pid}", "demo_claim", fence=fence_a, until=TTL)
+        a.send("complete", db, JOB, "A", fence_a, 8.0, "A's result", stall=True)
+        line(1.0, f"A {a.pid}", "demo_stall")
+        line(TTL, "", "demo_expired", until=TTL)
+        fence_b = b.call("claim", db, JOB, "B", 6.0, TTL)
+        line(6.0, f"B {b.pid}", "demo_claim", fence=fence_b, until=6.0 + TTL)
+        done_b = b.call("complete", db, JOB, "B", fence_b, 7.0, "B's result")
+        line(7.0, f"B {b.pid}", "demo_complete_b", fence=fence_b, returned=done_b)
+        wake.set()
+        done_a = a.result()
+        line(8.0, f"A {a.pid}", "demo_complete_a_refused" if done_a is False else "demo_complete_a_accepted", fence=fence_a, returned=done_a)
+        stored = lease.state(db, JOB) or {}
+        line(8.0, "", "demo_state", **{k: stored.get(k) for k in ("owner", "fence", "done", "result")})
+    except (RuntimeError, EOFError) as error:
+        out(say("demo_error", lang, error=error))
+        return {"held": False, "error": str(error)}
+    finally:
+        wake.set()
+        a.stop()
+        b.stop()
+    figures = {"fence_a": fence_a, "fence_b": fence_b, "complete_b": done_b, "complete_a": done_a, "stored": stored}
+    figures["held"] = (fence_a, fence_b, done_b, done_a, stored.get("result")) == (1, 2, True, False, "B's result")
+    out(say("demo_held" if figures["held"] else "demo_broken", lang))
+    return figures
+
+
+def main(impl_path, label, lang="en"):
+    status = refused(impl_path, label, lang)
+    if status is not None:
+        return status
+    with tempfile.TemporaryDirectory(prefix="lab-demo-") as folder:
+        artifact = materialize(impl_path, label, folder)
+        figures = play(artifact, str(Path(folder) / "demo.db"), lang)
+    return 0 if figures["held"] else 1

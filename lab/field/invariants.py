@@ -1,0 +1,194 @@
+"""After a stress run: what the logs and the database say, checked against the contract.
+
+The logs hold every call with t0/t1 (one monotonic clock for all processes), so "A ended before
+B began" is a fact, while calls that overlap in time are left unjudged. A write is *stale* when,
+before it began, a higher fence had been handed out for its job, or the job had been completed,
+or (renew, complete) its own lease had expired by its own `now`. The checks:
+
+- fences: per job, the fences handed out are 1..F (F the stored fence) with no repeat, and none
+  is handed out after a higher one had been. A claim killed between its COMMIT and its log line
+  would hand out a fence nobody logged: a missing fence is accepted only while there are at least
+  as many claims of that job with a begin line and no end line (cut short by a kill); they are
+  counted as `unlogged`. (The kills of this run land before COMMIT, so they stay at 0.)
+- stale writes: every stale renew, complete and release must be refused.
+- done stays done: after a job's first accepted completion nothing is accepted on it again.
+- the stored result: written by an accepted completion that was not stale (its fence held the
+  current lease then); a job completed by an accepted call must be stored as done.
+"""
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WRITES = ("renew", "complete", "release")
+
+
+@dataclass
+class Op:
+    owner: str
+    pid: int
+    seq: int
+    op: str
+    job: str
+    fence: object
+    now: float
+    ttl: object
+    result: object
+    t0: int
+    ended: bool = False
+    returned: object = None
+    error: object = None
+    t1: int = 0
+
+    @property
+    def accepted(self):
+        if not self.ended or self.error:
+            return False
+        if self.op == "claim":
+            return isinstance(self.returned, int) and not isinstance(self.returned, bool)
+        return self.returned is True
+
+    def __str__(self):
+        shown = f"fence={self.fence}, " if self.fence is not None else ""
+        returned = repr(self.returned) if self.ended else "killed"
+        return f"{self.owner}#{self.seq} {self.op}({self.job}, {shown}now={self.now:.3f}) -> {returned} [pid {self.pid}]"
+
+
+@dataclass
+class Findings:
+    operations: int = 0
+    interrupted: int = 0
+    torn_lines: int = 0
+    counts: dict = field(default_factory=dict)  # op -> calls that ended
+    fences: int = 0
+    unlogged: int = 0
+    stale_tried: int = 0
+    stale_accepted: int = 0
+    violations: list = field(default_factory=list)  # (job, key, values)
+
+    def add(self, job, key, **values):
+        self.violations.append((job, key, values))
+
+
+def load(folder):
+    """Every call in the logs under folder, and how many lines a kill left torn."""
+    ops, torn = {}, 0
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lines, tail = text.split("\n")[:-1], text.split("\n")[-1]
+        torn += bool(tail)
+        for line in lines:
+            record = json.loads(line)
+            key = (record["owner"], record["seq"])
+            if record["phase"] == "begin":
+                fields = ("owner", "pid", "seq", "op", "job", "fence", "now", "ttl", "result", "t0")
+                ops[key] = Op(**{name: record[name] for name in fields})
+            elif key in ops:
+                ops[key].ended, ops[key].t0 = True, record["t0"]
+                ops[key].returned, ops[key].error, ops[key].t1 = record["returned"], record["error"], record["t1"]
+    return list(ops.values()), torn
+
+
+def verify(ops, rows, found=None):
+    """Check every invariant; rows: the database's jobs by id, read after the run."""
+    found = Findings() if found is None else found
+    by_job = defaultdict(list)
+    for op in ops:
+        by_job[op.job].append(op)
+        found.operations += op.ended
+        found.interrupted += not op.ended
+        if op.ended:
+            found.counts[op.op] = found.counts.get(op.op, 0) + 1
+        if op.error:
+            found.add(op.job, "v_raised", error=op.error, ops=[op])
+    for job, job_ops in sorted(by_job.items()):
+        _fences(job, job_ops, rows.get(job), found)
+        _writes(job, job_ops, found)
+        _done(job, job_ops, found)
+        _stored(job, job_ops, rows.get(job), found)
+    return found
+
+
+def _fences(job, ops, row, found):
+    claims = sorted((o for o in ops if o.op == "claim" and o.accepted), key=lambda o: o.t0)
+    found.fences += len(claims)
+    given = defaultdict(list)
+    for claim in claims:
+        given[claim.returned].append(claim)
+    for fence, holders in sorted(given.items()):
+        if len(holders) > 1:
+            found.add(job, "v_fence_repeat", fence=fence, ops=holders)
+    stored = row["fence"] if row else 0
+    for claim in claims:
+        if not 1 <= claim.returned <= stored:
+            found.add(job, "v_fence_lost", fence=claim.returned, stored=stored, ops=[claim])
+        later = next((o for o in claims if o.t0 > claim.t1 and o.returned < claim.returned), None)
+        if later:
+            found.add(job, "v_fence_down", fence=later.returned, ops=[claim, later])
+    missing = sorted(set(range(1, stored + 1)) - set(given))
+    killed = [o for o in ops if o.op == "claim" and not o.ended]
+    if len(missing) > len(killed):
+        found.add(job, "v_fence_gap", missing=", ".join(map(str, missing)), stored=stored, ops=killed)
+    else:
+        found.unlogged += len(missing)
+
+
+def stale_reason(write, ops):
+    """Why this write could not hold the current lease when it began, or None."""
+    for claim in ops:
+        if claim.op == "claim" and claim.accepted and claim.returned > write.fence and claim.t1 < write.t0:
+            return "r_superseded", {"fence": claim.returned, "by": claim}
+    for done in ops:
+        if done.op == "complete" and done.accepted and done.t1 < write.t0:
+            return "r_finished", {"by": done}
+    if write.op == "release":
+        return None
+    until = None
+    for own in sorted(ops, key=lambda o: o.seq):  # the worker's own claim and renews, in its order
+        if own.owner == write.owner and own.seq < write.seq and own.accepted:
+            if (own.op == "claim" and own.returned == write.fence) or (own.op == "renew" and own.fence == write.fence):
+                until = own.now + own.ttl
+    if until is not None and write.now >= until:
+        return "r_expired", {"until": round(until, 6)}
+    return None
+
+
+def _writes(job, ops, found):
+    for write in ops:
+        if write.op in WRITES and write.ended and not write.error:
+            reason = stale_reason(write, ops)
+            if reason:
+                found.stale_tried += 1
+                if write.accepted:
+                    found.stale_accepted += 1
+                    key, values = reason
+                    by = values.pop("by", None)
+                    found.add(job, "v_stale_accepted", why=(key, values), ops=[write] + ([by] if by else []))
+
+
+def _done(job, ops, found):
+    completes = sorted((o for o in ops if o.op == "complete" and o.accepted), key=lambda o: o.t1)
+    if not completes:
+        return
+    first = completes[0]
+    for later in ops:
+        if later is not first and later.accepted and later.op != "enqueue" and later.t0 > first.t1:
+            found.add(job, "v_done_changed", ops=[first, later])
+
+
+def _stored(job, ops, row, found):
+    if row is None:
+        return
+    accepted = [o for o in ops if o.op == "complete" and o.accepted]
+    if not row["done"]:
+        if accepted:
+            found.add(job, "v_result_lost", ops=accepted)
+        return
+    writer = next((o for o in ops if o.op == "complete" and o.result == row["result"]), None)
+    if writer is None:
+        found.add(job, "v_result_unknown", result=row["result"], ops=[])
+    elif writer.ended and not writer.accepted:
+        found.add(job, "v_result_refused", result=row["result"], ops=[writer])
+    elif writer.ended and stale_reason(writer, ops):
+        found.add(job, "v_result_stale", result=row["result"], ops=[writer])

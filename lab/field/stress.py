@@ -1,0 +1,125 @@
+"""`make stress`: several worker processes, stalls, clock jumps and SIGKILLs; then the verdict.
+
+It runs any implementation that loads (the checks are one lens, this is the other). The seed
+fixes the schedule: which jobs the workers pick, who stalls and when, who is killed after how
+many calls. The processes' interleaving is the machine's, so the same seed replays the same
+plan, not the same run; the plan is built so that a broken claim or completion loses every time.
+"""
+
+import random
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab.field import invariants, recovery
+from lab.field.artifact import import_file, materialize
+from lab.field.fleet import Fleet
+from lab.field.messages import say
+from lab.field.stress_worker import Plan
+
+SHOWN_PER_KIND = 3
+
+
+@dataclass
+class Summary:
+    seed: int
+    seconds: float
+    workers: int
+    folder: Path
+    started: int = 0
+    jumps: int = 0
+    kills: list = field(default_factory=list)
+    kills_survived: int = 0
+    reclaimed: int = 0
+    found: invariants.Findings = field(default_factory=invariants.Findings)
+
+    @property
+    def passed(self):
+        return not self.found.violations
+
+
+def run(impl_path, label, seconds=3.0, seed=None, workers=4, keep=None):
+    """One stress run; its Summary. The folder is removed unless kept or something failed."""
+    seed = seed if seed is not None else random.SystemRandom().randrange(1, 1_000_000)
+    folder = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="lab-stress-"))
+    (folder / "logs").mkdir(parents=True, exist_ok=True)
+    for old in [*(folder / "logs").glob("*.jsonl"), *folder.glob("jobs.db*")]:
+        old.unlink()
+    plan = Plan(str(materialize(impl_path, label, folder)), str(folder / "jobs.db"), str(folder / "logs"), seed, seconds)
+    summary = Summary(seed, seconds, workers, folder)
+    lease = import_file(plan.artifact)
+    try:
+        lease.init_db(plan.db)
+        for number in range(plan.rounds):
+            lease.enqueue(plan.db, f"race-{number}")
+    except Exception as error:  # noqa: BLE001 - the implementation's problem, reported as such
+        summary.found.add(recovery.WHOLE_DB, "v_setup", error=f"{type(error).__name__}: {error}", ops=[])
+        return summary
+    fleet = Fleet(plan, workers)
+    fleet.run()
+    _judge(summary, fleet, plan, lease)
+    if summary.passed and not keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    return summary
+
+
+def _judge(summary, fleet, plan, lease):
+    summary.started, summary.jumps, summary.kills = fleet.started, fleet.jumps, fleet.kills
+    found = summary.found
+    ops, found.torn_lines = invariants.load(plan.logs)
+    for owner, problem in fleet.problems:
+        found.add(owner, "v_worker", owner=owner, problem=problem, ops=[])
+    rows = recovery.inspect(plan.db, found)
+    invariants.verify(ops, rows, found)
+    summary.reclaimed = recovery.claim_again(plan.db, lease, rows, fleet.clock.now(), plan.ttl, found)
+    named = {job for job, _, _ in found.violations}
+    in_flight = {(op.owner, op.seq): op.job for op in ops if not op.ended}
+    if recovery.WHOLE_DB not in named:
+        summary.kills_survived = sum(in_flight.get((owner, seq), "") not in named for owner, _, seq in fleet.kills)
+
+
+def render(summary, label, lang="en", out=print):
+    found = summary.found
+    out(say("stress_heading", lang, impl=label, workers=summary.workers, seconds=summary.seconds, seed=summary.seed))
+    counts = ", ".join(f"{op} {count}" for op, count in sorted(found.counts.items()))
+    rows = [
+        ("s_processes", {"count": summary.started, "restarted": len(summary.kills)}),
+        ("s_operations", {"count": found.operations, "counts": counts or "-", "killed": found.interrupted}),
+        ("s_fences", {"count": found.fences, "unlogged": found.unlogged}),
+        ("s_jumps", {"count": summary.jumps}),
+        ("s_stale_tried", {"count": found.stale_tried}),
+        ("s_stale_accepted", {"count": found.stale_accepted}),
+        ("s_kills", {"count": len(summary.kills), "survived": summary.kills_survived, "reclaimed": summary.reclaimed}),
+        ("s_seed", {"seed": summary.seed}),
+    ]
+    for key, values in rows:
+        out("  " + say(key, lang, **values))
+    if summary.passed:
+        out(say("stress_passed", lang))
+        return
+    _render_violations(found.violations, lang, out)
+    out(say("stress_failed", lang, count=len(found.violations), folder=summary.folder, seed=summary.seed))
+
+
+def _render_violations(violations, lang, out):
+    by_key = {}
+    for job, key, values in violations:
+        by_key.setdefault(key, []).append((job, values))
+    for key, found in by_key.items():
+        out(say("v_kind", lang, kind=say(key + "_title", lang), count=len(found)))
+        for job, values in found[:SHOWN_PER_KIND]:
+            shown = {k: v for k, v in values.items() if k not in ("ops", "why")}
+            if "why" in values:
+                shown["why"] = say(values["why"][0], lang, **values["why"][1])
+            out("    " + say("v_job", lang, job=job, text=say(key, lang, **shown)))
+            for op in values.get("ops", []):
+                out(f"        {op}")
+        if len(found) > SHOWN_PER_KIND:
+            out("    " + say("v_more", lang, count=len(found) - SHOWN_PER_KIND))
+
+
+def main(impl_path, label, seconds, seed, workers, keep, lang="en"):
+    summary = run(impl_path, label, seconds, seed, workers, keep)
+    render(summary, label, lang)
+    return 0 if summary.passed else 1

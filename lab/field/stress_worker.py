@@ -1,0 +1,177 @@
+"""One stress worker process: claim, renew, stall, complete, release; every call logged.
+
+The worker imports the assembled artifact and calls it as a real queue worker would, with `now`
+read from the run's shared clock (clock.py). Its schedule comes from the seed: which job it
+picks, when it stalls past its ttl and still finishes, and after how many calls it offers itself
+to be killed. Every `race_period` seconds all workers claim the same fresh job at the same
+instant, which is where a claim that is not atomic across processes hands out a fence twice.
+
+Every call is logged to the worker's own JSON-lines file, one os.write per line: a "begin" line
+before the call and an "end" line after it, with op, job, owner, fence, now, result, returned,
+t0/t1 (time.monotonic_ns, the same clock in every process, so lines of different workers can be
+ordered), the worker's sequence number and its pid. A call with a begin line and no end line was
+cut short by a SIGKILL.
+
+To be killed in the middle of a transaction, the worker wraps sqlite3.connect before it imports
+the artifact and traces every statement; once armed, it stops at the next COMMIT (the write is
+done, its transaction still open and its lock held), asks the parent for the SIGKILL and waits.
+"""
+
+import json
+import os
+import random
+import sqlite3
+import time
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab.field.artifact import import_file
+from lab.field.clock import Clock
+
+REAL_CONNECT = sqlite3.connect
+PICK = (
+    "SELECT id FROM jobs WHERE done=0 AND until<=? AND NOT (id LIKE 'race-%' AND fence=0) "
+    "ORDER BY fence DESC, id LIMIT 4"
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a worker needs to know about the run; the same for every worker."""
+
+    artifact: str
+    db: str
+    logs: str
+    seed: int
+    seconds: float
+    ttl: float = 0.2  # in clock seconds; a stall makes the parent jump the clock past it
+    race_period: float = 0.06
+    stall_chance: float = 0.12
+    stall_seconds: tuple = (0.02, 0.05)
+
+    @property
+    def rounds(self):
+        return int(self.seconds / self.race_period)
+
+
+class Worker:
+    def __init__(self, plan, slot, generation, clock, pipe, die_after):
+        self.plan, self.clock, self.pipe = plan, clock, pipe
+        self.owner = f"w{slot}.{generation}"
+        self.rng = random.Random(f"{plan.seed}/{slot}/{generation}")
+        self.pid = os.getpid()
+        self.fd = os.open(Path(plan.logs) / f"{self.owner}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.seq = self.made = 0
+        self.die_after, self.armed = die_after, False
+        self.lease = None
+        self.next_round = 0
+
+    def traced(self, statement):
+        if self.armed and statement.lstrip()[:6].upper() == "COMMIT":
+            self.armed = False
+            self.pipe.send(("kill", self.seq))
+            time.sleep(60)  # the parent's SIGKILL ends this process here, inside the transaction
+
+    def connect(self, *arguments, **keywords):
+        conn = REAL_CONNECT(*arguments, **keywords)
+        conn.set_trace_callback(self.traced)
+        return conn
+
+    def log(self, record):
+        os.write(self.fd, (json.dumps(record, default=repr) + "\n").encode("utf-8"))
+
+    def call(self, op, job, fence=None, result=None):
+        now, ttl, db = self.clock.now(), self.plan.ttl, self.plan.db
+        arguments = {
+            "enqueue": (db, job),
+            "claim": (db, job, self.owner, now, ttl),
+            "renew": (db, job, self.owner, fence, now, ttl),
+            "complete": (db, job, self.owner, fence, now, result),
+            "release": (db, job, self.owner, fence),
+        }[op]
+        self.seq += 1
+        record = {"owner": self.owner, "pid": self.pid, "seq": self.seq, "op": op, "job": job, "fence": fence, "now": now}
+        record |= {"ttl": ttl if op in ("claim", "renew") else None, "result": result}
+        self.log(record | {"phase": "begin", "t0": time.monotonic_ns()})
+        if self.die_after is not None:
+            self.die_after -= 1
+            self.armed = self.die_after <= 0
+            self.die_after = None if self.armed else self.die_after
+        returned, error, t0 = None, None, time.monotonic_ns()
+        try:
+            returned = getattr(self.lease, op)(*arguments)
+        except Exception as problem:  # noqa: BLE001 - logged and judged afterwards
+            error = f"{type(problem).__name__}: {problem}"
+        self.log(record | {"phase": "end", "returned": returned, "error": error, "t0": t0, "t1": time.monotonic_ns()})
+        return returned
+
+    def pick(self):
+        """A job to try: an expired lease first (the stalled worker's), else a new job."""
+        try:
+            with closing(REAL_CONNECT(self.plan.db, timeout=10)) as conn:
+                found = [row[0] for row in conn.execute(PICK, (self.clock.now(),))]
+        except sqlite3.Error:
+            found = []
+        if found:
+            return self.rng.choice(found)
+        self.made += 1
+        job = f"job-{self.owner}-{self.made}"
+        return job if self.call("enqueue", job) is not None else None
+
+    def hold(self, job, fence):
+        """What a worker does with a fence: sometimes stall past its ttl, then finish anyway."""
+        roll = self.rng.random()
+        if roll < self.plan.stall_chance:
+            self.pipe.send(("stall", self.seq))  # the parent jumps the clock: every live lease expires
+            time.sleep(self.rng.uniform(*self.plan.stall_seconds))
+            self.call("renew", job, fence)
+            self.call("complete", job, fence, result=f"{self.owner}#{self.seq + 1}")
+            if self.rng.random() < 0.5:
+                self.call("release", job, fence)
+            return
+        if roll < 0.4:
+            self.call("renew", job, fence)
+        if self.rng.random() < 0.85:
+            self.call("complete", job, fence, result=f"{self.owner}#{self.seq + 1}")
+        else:
+            self.call("release", job, fence)
+
+    def race(self):
+        """Claim this round's fresh job at the same instant as every other worker."""
+        go = self.clock.start + (self.next_round + 1) * self.plan.race_period
+        job = f"race-{self.next_round}"
+        self.next_round += 1
+        if time.monotonic() > go + 0.002:
+            return  # too late for this round (a stall, a restart): no instant to share
+        time.sleep(max(0.0, go - time.monotonic() - 0.002))
+        while time.monotonic() < go:
+            pass  # spin the last two milliseconds, so that the claims start together
+        fence = self.call("claim", job)
+        if fence is not None:
+            self.hold(job, fence)
+
+    def work(self):
+        elapsed = lambda: time.monotonic() - self.clock.start  # noqa: E731
+        self.next_round = max(0, int(elapsed() / self.plan.race_period))
+        while elapsed() < self.plan.seconds:
+            if self.next_round < self.plan.rounds and elapsed() >= (self.next_round + 1) * self.plan.race_period - 0.015:
+                self.race()
+                continue
+            job = self.pick()
+            fence = self.call("claim", job) if job else None
+            if fence is not None:
+                self.hold(job, fence)
+
+
+def run(plan, slot, generation, start, offset, pipe, die_after):
+    """The worker process's entry point (multiprocessing, spawn)."""
+    clock = Clock(start, offset)
+    worker = Worker(plan, slot, generation, clock, pipe, die_after)
+    sqlite3.connect = worker.connect  # before the import, so `from sqlite3 import connect` is traced too
+    worker.lease = import_file(plan.artifact)
+    pipe.send(("ready", worker.pid))
+    clock.wait_for_start()
+    worker.work()
+    os.close(worker.fd)
+    pipe.send(("done", worker.seq))
