@@ -9,6 +9,10 @@ IMPL ?= steps
 LAB_LANG ?= en
 MUTANTS ?= 1
 OUT ?= build/lease.py
+# make stress SECONDS=10 SEED=123 · make bench BENCH_TIME=1 (seconds per measurement; 48 of them)
+SECONDS ?= 3
+SEED ?=
+BENCH_TIME ?= 0.05
 
 # `make check-step 4`: the word after check-step is the step, not a target of its own.
 ifeq (check-step,$(firstword $(MAKECMDGOALS)))
@@ -23,7 +27,7 @@ TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check check-class artifact test clean mutation-report
+.PHONY: help check-step check check-class artifact test clean mutation-report demo stress bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -46,6 +50,15 @@ check-class: $(STAMP) ## check every learner folder under DIR: table learner x s
 
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
 	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"
+
+demo: $(STAMP) ## the worker A/B story, live: two processes over IMPL's artifact (its checks must pass)
+	@$(PY) -m lab demo --impl "$(IMPL)" --lang $(LAB_LANG)
+
+stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SECONDS (3); SEED= replays a schedule
+	@$(PY) -m lab stress --impl "$(IMPL)" --seconds $(SECONDS) $(if $(SEED),--seed $(SEED)) --lang $(LAB_LANG)
+
+bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/
+	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG)
 
 mutation-report: IMPL = solutions
 mutation-report: $(STAMP) ## mutmut over IMPL (default solutions) with a kill matrix: reports/mutation/

@@ -1,5 +1,7 @@
 """The command line: ``python -m lab check STEP``, ``python -m lab class DIR`` and ``python -m lab artifact``.
 
+``demo``, ``stress``, ``bench`` and ``lease`` belong to lab/field, which parses their arguments.
+
 The Makefile's targets call these; every problem with what was typed ends in a one-line
 message and exit status 2, never in a traceback.
 """
@@ -11,6 +13,7 @@ from pathlib import Path
 from lab import check as checking
 from lab import classroom, exercism, junit, report, results_json
 from lab.course import LAB_ROOT, LANGUAGES, load_course
+from lab.field import commands as field
 from lab.implementation import UsageError, assemble, read
 from lab.messages import say
 from lab.mutants import MutantError
@@ -61,10 +64,15 @@ def build_parser():
     artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
     artifact.add_argument("--impl", default="steps")
     artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
+    for name, text in field.VERBS.items():  # listed for --help; lab/field parses their arguments
+        verbs.add_parser(name, help=text, add_help=False)
     return parser
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in field.VERBS:
+        return field.main(argv)
     arguments = build_parser().parse_args(argv)
     try:
         if arguments.verb == "artifact":
