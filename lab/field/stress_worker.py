@@ -12,9 +12,13 @@ t0/t1 (time.monotonic_ns, the same clock in every process, so lines of different
 ordered), the worker's sequence number and its pid. A call with a begin line and no end line was
 cut short by a SIGKILL.
 
-To be killed in the middle of a transaction, the worker wraps sqlite3.connect before it imports
-the artifact and traces every statement; once armed, it stops at the next COMMIT (the write is
-done, its transaction still open and its lock held), asks the parent for the SIGKILL and waits.
+The worker wraps sqlite3.connect before it imports the artifact and traces every statement.
+That is how it is killed in the middle of a transaction: once armed, it stops at the next COMMIT
+(the write is done, its transaction still open and its lock held), asks the parent for the
+SIGKILL and waits. It is also how a claim pauses between its statements, as a garbage collector
+or a busy machine would pause it: before its first BEGIN or UPDATE, a few milliseconds. A claim
+whose read and write are one locked transaction loses nothing by it; one whose read stands
+outside the lock lets the other claimants of the same instant read the same old fence.
 """
 
 import json
@@ -49,6 +53,8 @@ class Plan:
     race_period: float = 0.06
     stall_chance: float = 0.12
     stall_seconds: tuple = (0.02, 0.05)
+    pause_chance: float = 0.2  # of a claim outside the race rounds; every race claim pauses
+    pause_seconds: tuple = (0.002, 0.008)
 
     @property
     def rounds(self):
@@ -64,11 +70,16 @@ class Worker:
         self.fd = os.open(Path(plan.logs) / f"{self.owner}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.seq = self.made = 0
         self.die_after, self.armed = die_after, False
+        self.pause = 0.0  # seconds to wait before the next call's first BEGIN or UPDATE
         self.lease = None
         self.next_round = 0
 
     def traced(self, statement):
-        if self.armed and statement.lstrip()[:6].upper() == "COMMIT":
+        verb = statement.split(maxsplit=1)[0].upper() if statement.strip() else ""
+        if self.pause and verb in ("BEGIN", "UPDATE"):
+            time.sleep(self.pause)
+            self.pause = 0.0
+        if self.armed and verb == "COMMIT":
             self.armed = False
             self.pipe.send(("kill", self.seq))
             time.sleep(60)  # the parent's SIGKILL ends this process here, inside the transaction
@@ -147,9 +158,16 @@ class Worker:
         time.sleep(max(0.0, go - time.monotonic() - 0.002))
         while time.monotonic() < go:
             pass  # spin the last two milliseconds, so that the claims start together
-        fence = self.call("claim", job)
+        fence = self.claim(job, pause=True)
         if fence is not None:
             self.hold(job, fence)
+
+    def claim(self, job, pause=False):
+        if pause or self.rng.random() < self.plan.pause_chance:
+            self.pause = self.rng.uniform(*self.plan.pause_seconds)
+        fence = self.call("claim", job)
+        self.pause = 0.0
+        return fence
 
     def work(self):
         elapsed = lambda: time.monotonic() - self.clock.start  # noqa: E731
@@ -159,7 +177,7 @@ class Worker:
                 self.race()
                 continue
             job = self.pick()
-            fence = self.call("claim", job) if job else None
+            fence = self.claim(job) if job else None
             if fence is not None:
                 self.hold(job, fence)
 

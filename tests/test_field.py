@@ -1,0 +1,207 @@
+"""The artifact at work (lab/field): the demo, the stress run, the benchmark and the lease tool.
+
+The stress runs are short and real: four worker processes, stalls, clock jumps and SIGKILLs.
+Their assertions are on what the run must find (no violation in the reference, the broken
+claim's repeated fences, the stale completion accepted), never on how fast the machine was.
+"""
+
+import io
+import json
+import string
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+from lab.course import LAB_ROOT
+from lab.field import bench, commands, invariants, stress
+from lab.field.artifact import materialize
+from lab.field.demo import play
+from lab.field.messages import TEXTS
+
+REFERENCE = LAB_ROOT / "solutions"
+FIXTURES = LAB_ROOT / "tests" / "field_fixtures"
+SEED = 108  # the fleet's plan for this seed: three of the first four workers die within 16 calls
+FENCE_BREAKS = {"v_fence_repeat", "v_fence_lost", "v_fence_down"}
+
+
+def lab(*arguments):
+    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120)
+
+
+def kinds(summary):
+    return {key for _, key, _ in summary.found.violations}
+
+
+# The catalogue
+
+
+def placeholders(text):
+    return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name)
+
+
+def test_both_languages_have_the_same_keys_and_placeholders():
+    assert TEXTS["en"].keys() == TEXTS["ja"].keys()
+    for key, text in TEXTS["en"].items():
+        assert placeholders(text) == placeholders(TEXTS["ja"][key]), key
+
+
+def test_every_violation_has_a_title_in_both_languages():
+    for lang in ("en", "ja"):
+        for key in (k for k in TEXTS[lang] if k.startswith("v_") and not k.endswith("_title") and k not in ("v_kind", "v_job", "v_more")):
+            assert key + "_title" in TEXTS[lang]
+
+
+# The demo
+
+
+@pytest.mark.parametrize("lang, refused", [("en", "refused"), ("ja", "拒否")])
+def test_the_demo_plays_the_story_on_the_reference(tmp_path, lang, refused):
+    lines = []
+    figures = play(materialize(REFERENCE, "solutions", tmp_path), str(tmp_path / "demo.db"), lang, lines.append)
+    assert (figures["fence_a"], figures["fence_b"], figures["complete_b"], figures["complete_a"]) == (1, 2, True, False)
+    assert figures["stored"]["result"] == "B's result" and figures["stored"]["fence"] == 2 and figures["held"]
+    assert any(refused in line for line in lines)
+
+
+def test_the_demo_shows_the_late_write_winning_when_complete_goes_by_id_alone(tmp_path):
+    figures = play(materialize(FIXTURES / "complete_by_id_alone.py", "broken", tmp_path), str(tmp_path / "demo.db"), "en", [].append)
+    assert figures["complete_a"] is True and figures["stored"]["result"] == "A's result" and not figures["held"]
+
+
+def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys):
+    done = lab("demo", "--impl", "steps")
+    assert done.returncode == 1 and "does not pass every check yet" in done.stdout and "not implemented yet" in done.stdout
+    assert bench.main(LAB_ROOT / "steps", "steps", 0.01, (1,), "unused", "en") == 1
+    assert "does not pass every check yet" in capsys.readouterr().out
+
+
+# The stress run
+
+
+def test_stress_finds_no_violation_in_the_reference_and_survives_its_kills():
+    summary = stress.run(REFERENCE, "solutions", seconds=2.0, seed=SEED)
+    assert summary.passed, summary.found.violations[:3]
+    found = summary.found
+    assert found.stale_accepted == 0 and found.stale_tried > 0
+    assert found.operations > 50 and found.fences > 10 and summary.jumps > 0
+    assert summary.kills and summary.kills_survived == len(summary.kills)
+    assert summary.started == 4 + len(summary.kills) and found.interrupted == len(summary.kills)
+    assert found.unlogged == 0  # a kill lands before COMMIT, so no fence goes unlogged
+
+
+@pytest.mark.parametrize("fixture", ["claim_under_process_lock", "claim_reads_outside_transaction"])
+def test_stress_catches_a_claim_that_is_not_atomic_across_processes(fixture):
+    summary = stress.run(FIXTURES / f"{fixture}.py", fixture, seconds=2.0, seed=SEED)
+    assert not summary.passed and kinds(summary) & FENCE_BREAKS, kinds(summary)
+    repeated = [values for _, key, values in summary.found.violations if key == "v_fence_repeat"]
+    assert all(len({op.owner for op in values["ops"]}) > 1 for values in repeated)
+
+
+def test_stress_catches_a_completion_by_id_alone():
+    summary = stress.run(FIXTURES / "complete_by_id_alone.py", "complete_by_id_alone", seconds=2.0, seed=SEED)
+    assert summary.found.stale_accepted > 0
+    assert {"v_stale_accepted", "v_result_stale"} <= kinds(summary)
+
+
+def test_stress_reports_its_figures_and_the_seed_in_both_languages():
+    summary = stress.Summary(SEED, 1.0, 4, LAB_ROOT)
+    for lang, words in (("en", "stale writes accepted"), ("ja", "受理された古い書き込み")):
+        lines = []
+        stress.render(summary, "solutions", lang, lines.append)
+        assert any(words in line for line in lines) and any(f"SEED={SEED}" in line for line in lines)
+
+
+def test_stress_on_the_stubs_names_the_function_that_is_missing():
+    done = lab("stress", "--impl", "steps", "--seconds", "0.5")
+    assert done.returncode == 1 and "NotImplementedError" in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+# The invariant checker on hand-made logs
+
+
+def op(owner, seq, name, fence=None, returned=None, t=(0, 1), now=0.0, ttl=None, result=None, job="j", ended=True):
+    return invariants.Op(owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1])
+
+
+def test_a_gap_in_the_fences_is_a_violation_unless_a_killed_claim_explains_it():
+    row = {"fence": 2, "done": 0, "result": None}
+    claimed = op("A", 1, "claim", returned=1, ttl=5.0)
+    found = invariants.verify([claimed], {"j": row})
+    assert [key for _, key, _ in found.violations] == ["v_fence_gap"]
+    found = invariants.verify([claimed, op("B", 1, "claim", ttl=5.0, t=(2, 0), ended=False)], {"j": row})
+    assert not found.violations and found.unlogged == 1
+
+
+def test_a_completion_after_a_newer_claim_is_stale_and_must_be_refused():
+    ops = [
+        op("A", 1, "claim", returned=1, ttl=5.0, t=(0, 1)),
+        op("B", 1, "claim", returned=2, ttl=5.0, now=6.0, t=(2, 3)),
+        op("A", 2, "complete", fence=1, returned=True, now=7.0, result="A#2", t=(4, 5)),
+    ]
+    found = invariants.verify(ops, {"j": {"fence": 2, "done": 1, "result": "A#2"}})
+    assert found.stale_tried == 1 and found.stale_accepted == 1
+    assert {key for _, key, _ in found.violations} == {"v_stale_accepted", "v_result_stale"}
+
+
+# The lease tool
+
+
+def lease(db, *arguments):
+    return commands.main(["lease", "--impl", "solutions", "--db", str(db), *arguments])
+
+
+def test_two_terminals_play_a_and_b_by_hand(tmp_path, capsys):
+    db = tmp_path / "jobs.db"
+    assert lease(db, "init") == 0 and lease(db, "enqueue", "job-1") == 0
+    assert lease(db, "claim", "job-1", "A", "--ttl", "5", "--now", "0") == 0
+    assert lease(db, "claim", "job-1", "B", "--ttl", "5", "--now", "3") == 1  # A's lease is live
+    assert lease(db, "claim", "job-1", "B", "--ttl", "5", "--now", "6") == 0
+    assert lease(db, "complete", "job-1", "B", "2", "B's result", "--now", "7") == 0
+    assert lease(db, "complete", "job-1", "A", "1", "A's result", "--now", "8") == 1
+    capsys.readouterr()
+    assert lease(db, "state", "job-1", "--json") == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["returned"]["result"] == "B's result" and shown["returned"]["fence"] == 2
+
+
+@pytest.mark.parametrize(
+    "arguments, says",
+    [
+        (["--db", "no/such.db", "state", "job-1"], "no such database"),
+        (["state", "job-1"], "--db FILE is required"),
+        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "0"], "ttl must be positive"),
+        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "soon"], "invalid float value"),
+        (["--db", "{db}", "renew", "job-1", "A", "one", "--ttl", "5"], "invalid int value"),
+        (["--db", "{db}", "frob"], "invalid choice"),
+    ],
+)
+def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, capsys, arguments, says):
+    db = tmp_path / "jobs.db"
+    assert lease(db, "init") == 0
+    capsys.readouterr()
+    assert commands.main(["lease", "--impl", "solutions", *(a.format(db=db) for a in arguments)]) == 2
+    error = capsys.readouterr().err
+    assert says in error and error.count("\n") == 1
+
+
+def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceback(tmp_path):
+    done = lab("lease", "--db", str(tmp_path / "x.db"), "init")
+    assert done.returncode == 1 and "`init_db` is not implemented yet in steps" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+# The benchmark
+
+
+def test_the_bench_measures_artifact_and_floor_and_draws_the_chart(tmp_path):
+    rows, _ = bench.run(REFERENCE, "solutions", duration=0.02, counts=(1, 2))
+    assert [(r.setting, r.workers) for r in rows] == [(s, n) for n in (1, 2) for s in ("contract", "wal", "kept")]
+    assert all(rate > 0 for row in rows for rate in row.rates.values())
+    assert {(r.journal, r.synchronous) for r in rows} == {("delete", "FULL"), ("wal", "NORMAL")}
+    out = io.StringIO()
+    bench.render(rows, "solutions", 0.02, "/tmp", "en", Console(file=out, width=100))
+    assert "floor" in out.getvalue() and "Ruled out by the contract" in out.getvalue()
+    written = bench.write(rows, "solutions", tmp_path)
+    assert {p.name for p in written} == {"bench.json", "bench.svg", "bench.png"} and all(p.stat().st_size for p in written)
