@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lab.course import LAB_ROOT
 from lab.field.messages import say
-from lab.implementation import UsageError, assemble, read
+from lab.implementation import assemble, read
 
 BUILD = LAB_ROOT / "build" / "field"
 

@@ -10,7 +10,9 @@ import argparse
 import json
 import sqlite3
 import time
+from pathlib import Path
 
+from lab.field.artifact import ArtifactBroken, import_file, materialize
 from lab.field.messages import say
 from lab.implementation import UsageError
 
@@ -53,12 +55,10 @@ def _options(parser, default, again=False):
 
 
 def run(arguments, impl_path, label):
-    from lab.field.artifact import import_file, materialize
-
     lang, verb = arguments.lang, arguments.call
     if not arguments.db:
         raise UsageError(say("db_required", lang))
-    if verb != "init" and not _is_file(arguments.db):
+    if verb != "init" and not Path(arguments.db).is_file():
         raise UsageError(say("no_database", lang, db=arguments.db))
     now = arguments.now if arguments.now is not None else time.time()
     function_name, names = CALLS[verb]
@@ -74,15 +74,7 @@ def run(arguments, impl_path, label):
     return 1 if refused and verb != "init" else 0
 
 
-def _is_file(path):
-    from pathlib import Path
-
-    return Path(path).is_file()
-
-
 def _call(module, name, values, label, lang):
-    from lab.field.artifact import ArtifactBroken
-
     function = getattr(module, name, None)
     if not callable(function):
         raise ArtifactBroken(say("lacks", lang, impl=label, function=name))

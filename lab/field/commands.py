@@ -11,6 +11,7 @@ import sys
 
 from lab.course import LANGUAGES
 from lab.field import artifact_cli
+from lab.field.artifact import ArtifactBroken, resolve
 from lab.field.messages import say
 from lab.implementation import UsageError
 
@@ -69,8 +70,6 @@ def main(argv):
 
 
 def _dispatch(arguments):
-    from lab.field.artifact import ArtifactBroken, resolve
-
     lang = arguments.lang
     impl_path, label = resolve(arguments.impl, lang)
     try:
