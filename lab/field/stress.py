@@ -55,6 +55,8 @@ def run(impl_path, label, seconds=3.0, seed=None, workers=4, keep=None):
             lease.enqueue(plan.db, f"race-{number}")
     except Exception as error:  # noqa: BLE001 - the implementation's problem, reported as such
         summary.found.add(recovery.WHOLE_DB, "v_setup", error=f"{type(error).__name__}: {error}", ops=[])
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)  # nothing ran: nothing to look at
         return summary
     fleet = Fleet(plan, workers)
     fleet.run()
@@ -69,7 +71,7 @@ def _judge(summary, fleet, plan, lease):
     found = summary.found
     ops, found.torn_lines = invariants.load(plan.logs)
     for owner, problem in fleet.problems:
-        found.add(owner, "v_worker", owner=owner, problem=problem, ops=[])
+        found.add(recovery.WHOLE_DB, "v_worker", owner=owner, problem=problem, ops=[])
     rows = recovery.inspect(plan.db, found)
     invariants.verify(ops, rows, found)
     summary.reclaimed = recovery.claim_again(plan.db, lease, rows, fleet.clock.now(), plan.ttl, found)
@@ -99,7 +101,8 @@ def render(summary, label, lang="en", out=print):
         out(say("stress_passed", lang))
         return
     _render_violations(found.violations, lang, out)
-    out(say("stress_failed", lang, count=len(found.violations), folder=summary.folder, seed=summary.seed))
+    kept = summary.folder.exists()
+    out(say("stress_failed" if kept else "stress_failed_early", lang, count=len(found.violations), folder=summary.folder, seed=summary.seed))
 
 
 def _render_violations(violations, lang, out):
@@ -112,7 +115,8 @@ def _render_violations(violations, lang, out):
             shown = {k: v for k, v in values.items() if k not in ("ops", "why")}
             if "why" in values:
                 shown["why"] = say(values["why"][0], lang, **values["why"][1])
-            out("    " + say("v_job", lang, job=job, text=say(key, lang, **shown)))
+            where = say("v_db", lang, text=say(key, lang, **shown)) if job == recovery.WHOLE_DB else None
+            out("    " + (where or say("v_job", lang, job=job, text=say(key, lang, **shown))))
             for op in values.get("ops", []):
                 out(f"        {op}")
         if len(found) > SHOWN_PER_KIND:
