@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.internal.conjecture import engine
 
 from lab.course import load_course, step_of_clause
 from lab.messages import say
@@ -31,6 +32,10 @@ settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), pha
 
 PLAN = Plan.from_environment()
 settings.load_profile("kill-matrix" if all(target.mutant or target.module for target in PLAN.targets) else "lab")
+# Hypothesis shrinks a failure for up to five minutes: bound it to a quarter of the time limit,
+# so that a found counterexample is reported (perhaps a little longer than the shortest) instead
+# of the check running out of time while shrinking.
+engine.MAX_SHRINKING_SECONDS = max(1.0, PLAN.time_limit / 4)
 
 SCHEMA = (
     "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "
@@ -102,15 +107,17 @@ def db(new_db):
 
 @pytest.fixture
 def slow_writes(monkeypatch):
-    """Make races visible: every connection the code under test opens pauses before each write.
+    """Make races visible: every connection the code under test opens pauses before each write,
+    and before each BEGIN.
 
     A claim that reads outside the write lock then lets every racer read "expired" before any
-    of them writes, so two claimers win on every run instead of once in a thousand.
+    of them writes, so two claimers win on every run instead of once in a thousand; one that
+    reads and writes in two transactions lets another racer read between them.
     """
     real_connect = sqlite3.connect
 
     def pause_before_writes(statement):
-        if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE")):
+        if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE", "BEGIN")):
             time.sleep(0.01)
 
     def connect(*args, **kwargs):

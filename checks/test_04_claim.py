@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, raised, row, seed
+from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, raised, row, seed
 
 @pytest.mark.clause("C4.1")
 @given(ttl=NON_POSITIVE_TTLS)
@@ -134,6 +134,28 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
             called, got,
             en="exactly one 1 and None for the rest, nothing raised: read and update inside one BEGIN IMMEDIATE",
             ja="1 がちょうど 1 つ、残りは None、例外なし (読み取りと更新を 1 つの BEGIN IMMEDIATE の中で行う)",
+        )
+        stored = row(db, "job")
+        winner = racers[got.index(1)]
+        assert (stored["owner"], stored["fence"]) == (winner, 1), explain(
+            called, stored, en=f"owner {winner!r} (the winner) with fence 1 stored", ja=f"勝者 {winner!r} と fence 1 が保存される"
+        )
+
+
+@pytest.mark.clause("C4.6")
+def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, new_db, slow_writes):
+    # Worker processes share no lock of Python's: a threading.Lock around the read and the
+    # write keeps threads apart, never processes. Only the database's write lock does.
+    racers = ["A", "B", "C", "D"]
+    for attempt in range(3):
+        db = new_db()
+        seed(db, "job")
+        got = in_processes(lambda owner: lease.claim(db, "job", owner, 10.0, 5.0), racers)
+        called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} processes at once {racers} (round {attempt + 1}, writes slowed down)"
+        assert sorted(got, key=repr) == [1, None, None, None], explain(
+            called, got,
+            en="exactly one 1 and None for the rest, nothing raised: only BEGIN IMMEDIATE keeps processes apart",
+            ja="1 がちょうど 1 つ、残りは None、例外なし (プロセスどうしを分けられるのは BEGIN IMMEDIATE だけ)",
         )
         stored = row(db, "job")
         winner = racers[got.index(1)]

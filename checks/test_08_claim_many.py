@@ -1,6 +1,5 @@
 """Step 8: claim_many runs the claims at the same time; exactly one wins, results in input order."""
 
-import sqlite3
 import threading
 
 import pytest
@@ -51,40 +50,78 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
         )
 
 
-def claims_that_ran_apart(lease, db, owners, monkeypatch, patience):
-    """Run claim_many with every claim's first connection waiting for all the others.
+class WatchedClaims:
+    """Stands in for the module's `claim` while claim_many runs: records every call and its answer.
 
-    Only claims that really run at the same time all arrive; returns (the call, how many claims
-    gave up waiting after `patience` seconds because the others had not started).
+    Each call waits, up to `patience` seconds, until some claim other than itself is running:
+    claims in a pool of two or more threads meet at once; claims made one after the other
+    never do, and each of them is counted as having run alone.
     """
+
+    def __init__(self, real, patience):
+        self.real, self.patience = real, patience
+        self.change = threading.Condition()
+        self.running = self.peak = self.alone = 0
+        self.calls = []  # (owner, now, ttl, what claim returned), in the order the calls ended
+
+    def __call__(self, path, job_id, owner, now, ttl):
+        with self.change:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.change.notify_all()
+            if not self.change.wait_for(lambda: self.peak >= 2, timeout=self.patience):
+                self.alone += 1
+        try:
+            answer = self.real(path, job_id, owner, now, ttl)
+            with self.change:
+                self.calls.append((owner, now, ttl, answer))
+            return answer
+        finally:
+            with self.change:
+                self.running -= 1
+
+
+def watched_claim_many(lease, db, owners, monkeypatch, patience):
+    """claim_many on a new job with `claim` watched; returns (its answer, the call, the watcher)."""
     seed(db, "job")
-    together = threading.Barrier(len(owners), timeout=patience)
-    apart = []
-    arrived = threading.local()
-    real_connect = sqlite3.connect
-
-    def connect(*args, **kwargs):
-        if not getattr(arrived, "done", False):
-            arrived.done = True
-            try:
-                together.wait()
-            except threading.BrokenBarrierError:
-                apart.append(threading.current_thread().name)
-        return real_connect(*args, **kwargs)
-
-    monkeypatch.setattr(sqlite3, "connect", connect)
-    _, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
-    return called, len(apart)
+    watcher = WatchedClaims(lease.claim, patience)
+    monkeypatch.setattr(lease, "claim", watcher)
+    got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
+    return got, called, watcher
 
 
 @pytest.mark.clause("C8.3")
 def test_claim_many_runs_the_claims_at_the_same_time(lease, db, monkeypatch):
-    called, apart = claims_that_ran_apart(lease, db, OWNERS, monkeypatch, patience=0.5)
-    assert not apart, explain(
+    _, called, watcher = watched_claim_many(lease, db, OWNERS, monkeypatch, patience=0.3)
+    assert watcher.peak >= 2, explain(
         called,
-        f"{apart} of {len(OWNERS)} claims opened their connection while no other claim was running",
-        en="all four claims running at the same time, in a ThreadPoolExecutor",
-        ja="4 つの claim が ThreadPoolExecutor の中で同時に動くこと",
+        f"{watcher.alone} of {len(watcher.calls)} claims ran while no other claim was running",
+        en="claims that overlap: claim_many calls claim from a ThreadPoolExecutor of two or more threads",
+        ja="claim が重なって動くこと (2 つ以上のスレッドを持つ ThreadPoolExecutor から claim を呼ぶ)",
+    )
+
+
+@pytest.mark.clause("C8.1", "C8.3")
+def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index(lease, db, monkeypatch):
+    # More owners than a pool has threads (a default pool has at most 32): any pool size works,
+    # as long as every owner's claim is made once, with the given now and ttl.
+    owners = [f"w{i:02}" for i in range(40)]
+    got, called, watcher = watched_claim_many(lease, db, owners, monkeypatch, patience=0.3)
+    made = sorted((owner, now, ttl) for owner, now, ttl, _ in watcher.calls)
+    assert made == [(owner, 10.0, 5.0) for owner in owners], explain(
+        called, f"claim called {len(made)} times: {made[:3]}…",
+        en="claim called once for each of the 40 owners, each with now=10.0 and ttl=5.0",
+        ja="40 人の owner それぞれについて claim を 1 回、now=10.0, ttl=5.0 で呼ぶ",
+    )
+    answers = {owner: answer for owner, _, _, answer in watcher.calls}
+    assert got == [answers[owner] for owner in owners], explain(
+        called, got,
+        en="at index i, what the claim by owners[i] returned (exactly one fence 1, the others None)",
+        ja="i 番目は owners[i] の claim が返した値 (fence 1 がちょうど 1 つ、ほかは None)",
+    )
+    assert watcher.peak >= 2, explain(
+        called, f"{watcher.alone} of {len(watcher.calls)} claims ran while no other claim was running",
+        en="claims that overlap, in a ThreadPoolExecutor of two or more threads", ja="claim が ThreadPoolExecutor の中で重なって動くこと",
     )
 
 
@@ -94,18 +131,4 @@ def test_claim_many_lets_a_value_error_of_claim_through(lease, db):
     error, called = raised(lease, "claim_many", db, "job", OWNERS, 10.0, 0)
     assert isinstance(error, ValueError), explain(
         called, error, en="ValueError from claim (ttl=0), passed on to the caller", ja="claim の ValueError (ttl=0) が呼び出し側に届く"
-    )
-
-
-@pytest.mark.clause("C8.3")
-def test_claim_many_runs_every_claim_at_once_even_for_more_owners_than_cpus(lease, db, monkeypatch):
-    # More owners than a default ThreadPoolExecutor has threads (at most 32): a pool without
-    # max_workers=len(owners) runs the claims in waves, not at the same time.
-    owners = [f"w{i}" for i in range(40)]
-    called, apart = claims_that_ran_apart(lease, db, owners, monkeypatch, patience=1.0)
-    assert not apart, explain(
-        called,
-        f"{apart} of {len(owners)} claims gave up waiting: the others had not started",
-        en="all 40 claims running at the same time: one thread per owner (max_workers=len(owners))",
-        ja="40 個の claim がすべて同時に動くこと (owner ごとに 1 スレッド、max_workers=len(owners))",
     )

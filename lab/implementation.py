@@ -6,6 +6,7 @@ after the other into one shared namespace, in course order, so that a later step
 earlier step's function by its bare name, just as in the assembled artifact.
 """
 
+import os
 import types
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -15,6 +16,7 @@ from lab.course import load_course
 from lab.messages import say
 
 STEP_FILE = "step.py"
+SHOWN_FROM = "LEASE_LAB_SHOWN_FROM"  # the folder paths are shown relative to, in a child process
 
 
 class UsageError(Exception):
@@ -55,7 +57,7 @@ class LoadedImplementation:
 def display_path(path):
     """A path as the learner would type it: relative to the current folder when inside it."""
     try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
+        return str(Path(path).resolve().relative_to(os.environ.get(SHOWN_FROM) or Path.cwd()))
     except ValueError:
         return str(path)
 

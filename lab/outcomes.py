@@ -10,6 +10,14 @@ class CallRaised(Exception):
         self.error = error
 
 
+class ClauseBroken(AssertionError):
+    """A check's failure that names the one clause broken, where the check covers several."""
+
+    def __init__(self, clause, message):
+        super().__init__(message)
+        self.clause = clause
+
+
 class LoadFailure(Exception):
     """The step's file could not be loaded, or does not define the step's function."""
 

@@ -17,7 +17,7 @@ import time
 import types
 
 from lab.course import LAB_ROOT
-from lab.implementation import display_path, execute, read
+from lab.implementation import SHOWN_FROM, display_path, execute, read
 from lab.messages import say
 
 
@@ -29,8 +29,8 @@ def find_problems(impl, time_limit, workdir, lang="en"):
         skip = ",".join(str(step) for step in problems)
         child = subprocess.Popen(
             [sys.executable, "-m", "lab.probe", str(impl), str(events), skip],
-            cwd=LAB_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env=_environment(workdir), start_new_session=True,
+            cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=child_environment(workdir), start_new_session=True,
         )
         hung = _wait(child, events, time_limit)
         running = _unfinished(events)
@@ -43,8 +43,10 @@ def find_problems(impl, time_limit, workdir, lang="en"):
     return tuple(problems.items())
 
 
-def _environment(workdir):
-    env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1"}
+def child_environment(workdir):
+    """A child's environment: the lab importable, temporary files in workdir, paths shown as
+    the learner typed them though the child's working folder is the scratch folder workdir."""
+    env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1", SHOWN_FROM: os.getcwd()}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LAB_ROOT), env.get("PYTHONPATH")]))
     return env
 

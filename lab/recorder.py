@@ -18,7 +18,7 @@ import pytest
 
 from lab.course import LAB_ROOT, step_of_clause
 from lab.messages import say
-from lab.outcomes import CallRaised, CheckTimeout, LoadFailure, NotImplementedYet
+from lab.outcomes import CallRaised, CheckTimeout, ClauseBroken, LoadFailure, NotImplementedYet
 from lab.targets import Plan
 
 plan = Plan.from_environment()
@@ -133,10 +133,14 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
         status, message = classify(call.excinfo, item)
+        found = describe(item)
         if status == "timeout":
-            key = (item.callspec.params["lease"].id, describe(item)["step"])
+            key = (found["target"], found["step"])
             timeouts[key] = timeouts.get(key, 0) + 1
-        emit(event="result", **describe(item), status=status, message=message, duration=round(call.duration, 4))
+        broken = _first(call.excinfo.value) if call.excinfo else None
+        if isinstance(broken, ClauseBroken):  # a check of several clauses names the one broken
+            found["clauses"] = [broken.clause]
+        emit(event="result", **found, status=status, message=message, duration=round(call.duration, 4))
     return report
 
 
@@ -175,6 +179,8 @@ def classify(excinfo, item):
     if isinstance(error, CallRaised):
         raised = say("call_raised", plan.lang, call=error.call, kind=type(error.error).__name__, error=error.error)
         return "error", raised + _where(error.error) + _notes(error)
+    if isinstance(error, ClauseBroken):  # its message already shows the calls that led to it
+        return "failed", str(error)
     if isinstance(error, AssertionError):
         return "failed", str(error) + _notes(error)
     return "error", f"{type(error).__name__}: {error}" + _where(error) + _notes(error)

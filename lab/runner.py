@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lab.course import LAB_ROOT
 from lab.messages import say
-from lab.probe import find_problems
+from lab.probe import child_environment, find_problems
 from lab.targets import Plan
 
 CHECKS_DIR = LAB_ROOT / "checks"
@@ -128,13 +128,13 @@ class ChildOutcome:
 def _run_child(plan_path, events, workdir, time_limit, deadline=None):
     """Run one child until it ends, or kill it when one check runs far past the time limit."""
     stderr_path = workdir / "stderr.txt"
-    env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LAB_ROOT), env.get("PYTHONPATH")]))
     with open(stderr_path, "w") as stderr:
+        # The scratch folder as working folder: nothing the code under test writes to a
+        # relative path lands in the lab.
         child = subprocess.Popen(
             [sys.executable, "-m", "lab.child", str(plan_path), str(CHECKS_DIR)],
-            cwd=LAB_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=env, start_new_session=True,
+            cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            env=child_environment(workdir), start_new_session=True,
         )
         hung, out_of_time = _watch(child, events, time_limit, deadline)
     with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it

@@ -1,0 +1,209 @@
+"""Arbitrary tables and call sequences for the model-based checks, and the driver that runs a
+sequence against the code under test beside the model of the contract (model.py).
+
+A call is drawn as a name and a spec whose owner, fence and now are resolved against the
+model's row at the moment of the call: the current fence, a stale one or one never issued; the
+holder or another owner, whose name sorts before or after it; now at, before or after until.
+"""
+
+import sqlite3
+from contextlib import closing
+
+from hypothesis import strategies as st
+from model import COLUMNS, TableModel
+from support import LANG, describe, explain
+
+from lab.outcomes import ClauseBroken, NotImplementedYet
+
+TABLE_IDS = ("a", "c", "e")
+# Ids between and beyond the stored ones, one in capitals and one with a LIKE wildcard: ids are
+# compared exactly.
+CALL_IDS = ("a", "b", "c", "e", "f", "C", "a%")
+OWNERS = ("A", "B", "b", "zed")  # names that sort either way around each other
+TIMES = (10.0, 5.0, 12.5, 0.0)  # the first is drawn most: a lease that runs past most nows
+INDENT = "\n          "
+
+_owner = st.sampled_from(OWNERS)
+_time = st.sampled_from(TIMES)
+_fence = st.integers(1, 4)
+# Rows of every kind, drawn by name from a list in which repeats weigh a kind: sampled_from
+# draws its items about evenly, where one_of would not.
+ROW_KINDS = {
+    "leased": st.fixed_dictionaries({"owner": _owner, "until": _time, "fence": _fence}),
+    "done": st.fixed_dictionaries({"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)}),
+    "never claimed": st.just({}),
+    "released": st.fixed_dictionaries({"fence": _fence}),  # owner NULL, until 0, fence kept
+    "anything": st.fixed_dictionaries({"owner": st.none() | _owner, "until": _time, "fence": st.integers(0, 4), "result": st.none() | st.just("r0"), "done": st.integers(0, 1)}),
+}
+ROWS = st.sampled_from(("leased",) * 4 + ("done",) * 2 + ("never claimed", "released", "anything")).flatmap(ROW_KINDS.get)
+TABLES = st.dictionaries(st.sampled_from(TABLE_IDS), ROWS, min_size=1, max_size=3).map(lambda rows: [{"id": k, **v} for k, v in sorted(rows.items())])
+
+# Mostly a stored job (by its place in the table at the moment of the call), sometimes any id.
+JOB = st.sampled_from((0, 1, 2, 0, 1, 2) + CALL_IDS)
+# Mostly the holder, the current fence, a valid ttl: one argument off at a time reaches each clause.
+OWNER = st.sampled_from(("holder",) * 6 + OWNERS)
+FENCE = st.sampled_from(("current",) * 6 + ("stale", "future", "zero"))
+NOW = st.sampled_from(("before", "at", "before", "at", "after", "before", "after", 10.0))
+TTL = st.sampled_from((5.0, 0.5, 5.0, 5.0, 0.5, 5.0, 0, -1.0))
+WRITES = st.sampled_from(({"owner": "B", "until": 30.0}, {"fence": 9}, {"done": 1, "result": "ext"}, {"owner": None, "until": 0.0}))
+INSERTS = st.fixed_dictionaries({}, optional={"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)})
+
+
+def _call(name, **specs):
+    return st.tuples(st.just(name), st.fixed_dictionaries({"job": JOB, **specs}))
+
+
+CALLS = {
+    "init_db": st.just(("init_db", {})),
+    "insert": _call("insert", columns=INSERTS),
+    "update": _call("update", columns=WRITES),
+    "enqueue": _call("enqueue"),
+    "state": _call("state"),
+    "claim": _call("claim", owner=OWNER, now=NOW, ttl=TTL),
+    "renew": _call("renew", owner=OWNER, fence=FENCE, now=NOW, ttl=TTL),
+    "complete": _call("complete", owner=OWNER, fence=FENCE, now=NOW),
+    "release": _call("release", owner=OWNER, fence=FENCE),
+    "claim_many": _call("claim_many", owners=st.lists(OWNER, max_size=4), now=NOW, ttl=TTL),
+}
+
+
+def calls(names, focus):
+    """Sequences of calls to the named functions, the step's own function drawn four times as often."""
+    weighted = [focus] * 4 + [name for name in names if name != focus]
+    return st.lists(st.sampled_from(weighted).flatmap(CALLS.get), min_size=4, max_size=12)
+
+
+def arguments(model, name, spec, serial):
+    """The call's arguments after `path`, with job, owner, fence and now resolved against the model."""
+    if isinstance(spec.get("job"), int) and not isinstance(spec.get("job"), bool):
+        stored = sorted(model.rows) or list(CALL_IDS)
+        spec = {**spec, "job": stored[spec["job"] % len(stored)]}
+    row = model.rows.get(spec.get("job"))
+    held = row or {"owner": None, "fence": 1, "until": 10.0}
+    def owner(choice):
+        return (held["owner"] or "A") if choice == "holder" else choice
+    fence = {"current": held["fence"], "stale": held["fence"] - 1, "future": held["fence"] + 1, "zero": 0}.get(spec.get("fence"))
+    now = {"at": held["until"], "before": max(held["until"] - 0.5, 0.0), "after": held["until"] + 0.5}.get(spec.get("now"), spec.get("now"))
+    ttl = 5.0 if name == "claim_many" and not spec["owners"] and spec["ttl"] <= 0 else spec.get("ttl")
+    return {
+        "init_db": (), "enqueue": (spec.get("job"),), "state": (spec.get("job"),),
+        "insert": (spec.get("job"), spec.get("columns")), "update": (spec.get("job"), spec.get("columns")),
+        "claim": (spec.get("job"), owner(spec.get("owner")), now, ttl),
+        "renew": (spec.get("job"), owner(spec.get("owner")), fence, now, ttl),
+        "complete": (spec.get("job"), owner(spec.get("owner")), fence, now, f"r{serial}"),
+        "release": (spec.get("job"), owner(spec.get("owner")), fence),
+        "claim_many": (spec.get("job"), [owner(o) for o in spec.get("owners", ())], now, ttl),
+    }[name]
+
+
+class Sequence:
+    """One run: a database seeded with `rows`, the model beside it, and the calls made so far."""
+
+    def __init__(self, lease, db, rows, seed_table=True):
+        self.lease, self.db, self.model = lease, db, TableModel(rows)
+        self.history = []
+        if seed_table:
+            with closing(sqlite3.connect(db)) as conn, conn:
+                conn.executemany(
+                    f"INSERT INTO jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                    [tuple(r[c] for c in COLUMNS) for r in self.model.rows.values()],
+                )
+            start = "; ".join(_row_text(r) for r in self.model.rows.values()) or ("empty" if LANG == "en" else "空")
+            self.history.append(("the table: " if LANG == "en" else "表: ") + start)
+
+    def run(self, calls):
+        for serial, (name, spec) in enumerate(calls):
+            args = arguments(self.model, name, spec, serial)
+            if name in ("insert", "update"):
+                self._write(name, *args)
+            else:
+                self._call(name, args)
+
+    def _call(self, name, args):
+        expected = getattr(self.model, name)(*args)
+        text = describe(name, (self.db, *args))
+        try:
+            got = getattr(self.lease, name)(self.db, *args)
+        except NotImplementedError as error:
+            raise NotImplementedYet(text) from error
+        except Exception as error:  # noqa: BLE001 - compared with what the contract demands
+            got = error
+        self.history.append(f"{text} -> {_shown(got)}")
+        if expected.raises:
+            self._expect(isinstance(got, expected.raises), got, expected)
+        elif name == "claim_many":
+            self._claim_many(got, args, expected)
+        else:
+            self._expect(_same(got, expected.value), got, expected)
+        self._compare_table(expected)
+
+    def _claim_many(self, got, args, expected):
+        owners = args[1]
+        if not isinstance(got, list) or len(got) != len(owners):
+            self._expect(False, got, expected, "C8.1")
+        if expected.value is None:
+            self._expect(got == [None] * len(owners), got, expected)
+            return
+        winners = [i for i, fence in enumerate(got) if fence is not None]
+        self._expect(len(winners) == 1 and _same(got[winners[0]], expected.value), got, expected)
+        self.model.rows[args[0]]["owner"] = owners[winners[0]]
+
+    def _write(self, name, job_id, columns):
+        """What another connection does: insert a row naming some columns, or commit a change."""
+        expected = getattr(self.model, name)(job_id, columns)
+        names = list(columns)
+        if name == "insert":
+            sql = f"INSERT INTO jobs ({', '.join(['id', *names])}) VALUES ({', '.join('?' * (len(names) + 1))})"
+            values = (job_id, *columns.values())
+        else:
+            sql = f"UPDATE jobs SET {', '.join(f'{c}=?' for c in names)} WHERE id=?"
+            values = (*columns.values(), job_id)
+        try:
+            with closing(sqlite3.connect(self.db, timeout=1)) as conn, conn:
+                conn.execute(sql, values)
+            got = None
+        except sqlite3.IntegrityError as error:
+            got = error
+        shown = sql.replace("?", "{!r}").format(*values)
+        self.history.append(("another connection: " if LANG == "en" else "別の接続: ") + f"{shown} -> {_shown(got)}")
+        self._expect(isinstance(got, expected.raises) if expected.raises else got is None, got, expected)
+        self._compare_table(expected)
+
+    def _compare_table(self, expected):
+        with closing(sqlite3.connect(self.db, timeout=1)) as conn:
+            stored = {r[0]: dict(zip(COLUMNS, r)) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs ORDER BY id")}
+        for job_id in sorted(set(stored) | set(self.model.rows)):
+            got, want = stored.get(job_id), self.model.rows.get(job_id)
+            if got != want:
+                differing = {c for c in COLUMNS if (got or {}).get(c) != (want or {}).get(c)}
+                clause = {expected.column_clauses.get(c, expected.clause) for c in differing}
+                shown = _row_text(got) if got else ("no row " if LANG == "en" else "行なし ") + repr(job_id)
+                wanted = _row_text(want) if want else ("no row " if LANG == "en" else "行なし ") + repr(job_id)
+                self._expect(False, shown, expected, min(clause), stored_row=wanted)
+
+    def _expect(self, ok, got, expected, clause=None, stored_row=None):
+        if ok:
+            return
+        clause = clause or expected.clause
+        en, ja = expected.en, expected.ja
+        if stored_row is not None:
+            en, ja = f"stored {stored_row} ({en})", f"保存される行 {stored_row} ({ja})"
+        called = INDENT.join(self.history)
+        raise ClauseBroken(clause, explain(called, got, en=f"{en} [{clause}]", ja=f"{ja} [{clause}]"))
+
+
+def _same(got, want):
+    """Equal, and of the contract's kind: True is not 1, and a fence is an int, not True."""
+    if want is None or isinstance(want, bool):
+        return got is want
+    if isinstance(want, int):
+        return isinstance(got, int) and not isinstance(got, bool) and got == want
+    return isinstance(got, type(want)) and got == want
+
+
+def _shown(value):
+    return f"{type(value).__name__}: {value}" if isinstance(value, BaseException) else repr(value)
+
+
+def _row_text(row):
+    return f"{row['id']!r}: " + ", ".join(f"{c}={row[c]!r}" for c in COLUMNS[1:])
