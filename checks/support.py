@@ -108,13 +108,14 @@ def assert_unchanged(db, job_id, before, called, en, ja):
     assert after == before, explain(called, changes(before, after), en, ja)
 
 
-def in_processes(work, inputs, timeout=5.0):
+def in_processes(work, inputs, called, timeout=5.0):
     """work(x) for each input, each in a process of its own, all released at the same moment.
 
     The processes are forks of this one, so they share the loaded code under test (and any
     patch a fixture made) but no lock or memory: only the database can keep them apart. Returns
     what each call returned, in input order, or the exception it raised; a process that does
-    not answer within `timeout` seconds is killed and answers TimeoutError.
+    not answer within `timeout` seconds is killed and answers TimeoutError. A stub's
+    NotImplementedError is reported as such, for the call described by `called`.
     """
     fork = multiprocessing.get_context("fork")
     start = fork.Barrier(len(inputs), timeout=timeout)
@@ -134,6 +135,8 @@ def in_processes(work, inputs, timeout=5.0):
     for process in processes:
         process.kill()
         process.join()
+    if any(isinstance(answer, NotImplementedError) for answer in answers):
+        raise NotImplementedYet(called)
     return answers
 
 
@@ -147,7 +150,9 @@ def _answer(work, value, start, send):
         start.wait()
         try:
             answer = work(value)
-        except Exception as error:  # noqa: BLE001 - sent back as the answer
+        except NotImplementedError:
+            answer = NotImplementedError()
+        except Exception as error:  # noqa: BLE001 - sent back as the answer, in a form that pickles
             answer = RuntimeError(f"{type(error).__name__}: {error}")
         send.send(answer)
     finally:

@@ -4,6 +4,7 @@ import pytest
 
 from lab.check import check, every_step
 from lab.course import LAB_ROOT
+from lab.pristine import write_stubs
 
 
 @pytest.fixture(scope="session")
@@ -13,6 +14,12 @@ def reference_run():
 
 
 @pytest.fixture(scope="session")
-def stub_run():
-    """The stubs as shipped in steps/, against every check."""
-    return check(LAB_ROOT / "steps", every_step(), (), impl_label="steps")
+def stubs(tmp_path_factory):
+    """A steps folder holding the stubs as shipped: never the learner's steps/, whatever its state."""
+    return write_stubs(tmp_path_factory.mktemp("shipped") / "steps")
+
+
+@pytest.fixture(scope="session")
+def stub_run(stubs):
+    """The stubs as shipped, against every check."""
+    return check(stubs, every_step(), (), impl_label="steps")

@@ -13,6 +13,7 @@ LAB_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(LAB_ROOT))
 
 from lab.course import load_course  # noqa: E402
+from lab.pristine import stub_text, write_stubs  # noqa: E402
 
 REDEFINE = {
     "claim": "def claim(path, job_id, owner, now, ttl):\n",
@@ -95,10 +96,13 @@ def make_learner(folder, kind, checkout=True):
     folder = Path(folder)
     steps = folder / "steps" if checkout else folder
     course = load_course()
-    shutil.copytree(LAB_ROOT / ("steps" if kind in ("stubs", "tampering") else "solutions"), steps, ignore=_only_step_files)
+    if kind in ("stubs", "tampering"):
+        write_stubs(steps)
+    else:
+        shutil.copytree(LAB_ROOT / "solutions", steps, ignore=_only_step_files)
     if kind == "half_done":
         for step in course[4:]:
-            shutil.copy(LAB_ROOT / "steps" / step.dir / "step.py", steps / step.dir / "step.py")
+            (steps / step.dir / "step.py").write_text(stub_text(step), encoding="utf-8")
     if kind == "boundary_bug":
         file = steps / "04-claim" / "step.py"
         file.write_text(file.read_text().replace("row[0] > now", "row[0] >= now"))

@@ -36,16 +36,16 @@ def test_a_missing_impl_path_is_a_usage_error():
     assert done.returncode == USAGE and "no such folder" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_the_stubs_report_says_not_implemented_plainly_without_a_traceback():
-    done = lab("check", "1", "--no-mutants")
+def test_the_stubs_report_says_not_implemented_plainly_without_a_traceback(stubs):
+    done = lab("check", "1", "--no-mutants", "--impl", str(stubs))
     assert done.returncode == SOME_FAIL
-    assert "not implemented yet: steps/01-init-db/step.py" in done.stdout
+    assert f"not implemented yet: {stubs}/01-init-db/step.py" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
     assert "What does CREATE TABLE do" in done.stdout  # the step's first hint
 
 
-def test_the_report_is_in_japanese_on_request():
-    done = lab("check", "1", "--no-mutants", "--lang", "ja")
+def test_the_report_is_in_japanese_on_request(stubs):
+    done = lab("check", "1", "--no-mutants", "--lang", "ja", "--impl", str(stubs))
     assert "まだ実装されていません" in done.stdout and "ステップ 1" in done.stdout
 
 

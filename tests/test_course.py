@@ -8,6 +8,7 @@ import pytest
 from lab.course import LAB_ROOT, LANGUAGES, load_course, step_of_clause
 from lab.implementation import STEP_FILE
 from lab.mutants import apply, load_mutants
+from lab.pristine import stub_text
 
 COURSE = load_course()
 MUTANTS = load_mutants()
@@ -55,7 +56,7 @@ def test_every_contract_numbers_its_clauses_and_both_languages_agree(step):
 
 @pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
 def test_every_stub_has_the_reference_signature_a_todo_and_raises_not_implemented(step):
-    stub = (LAB_ROOT / "steps" / step.dir / STEP_FILE).read_text(encoding="utf-8")
+    stub = stub_text(step)
     reference = (LAB_ROOT / "solutions" / step.dir / STEP_FILE).read_text(encoding="utf-8")
     assert _signature(stub, step.function) == _signature(reference, step.function)
     assert f"TODO(step {step.number})" in stub

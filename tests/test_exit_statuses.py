@@ -22,8 +22,8 @@ def test_0_when_every_learner_check_passes():
     assert run_lab("check", "2", "--impl", "solutions", "--no-mutants").returncode == ALL_PASS
 
 
-def test_1_when_some_learner_check_fails():
-    assert run_lab("check", "2", "--impl", "steps", "--no-mutants").returncode == SOME_FAIL
+def test_1_when_some_learner_check_fails(stubs):
+    assert run_lab("check", "2", "--impl", str(stubs), "--no-mutants").returncode == SOME_FAIL
 
 
 @pytest.mark.parametrize(

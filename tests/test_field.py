@@ -70,10 +70,10 @@ def test_the_demo_shows_the_late_write_winning_when_complete_goes_by_id_alone(tm
     assert figures["complete_a"] is True and figures["stored"]["result"] == "A's result" and not figures["held"]
 
 
-def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys):
-    done = lab("demo", "--impl", "steps")
+def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys, stubs):
+    done = lab("demo", "--impl", str(stubs))
     assert done.returncode == 1 and "does not pass every check yet" in done.stdout and "not implemented yet" in done.stdout
-    assert bench.main(LAB_ROOT / "steps", "steps", 0.01, (1,), "unused", "en") == 1
+    assert bench.main(stubs, "steps", 0.01, (1,), "unused", "en") == 1
     assert "does not pass every check yet" in capsys.readouterr().out
 
 
@@ -113,8 +113,8 @@ def test_stress_reports_its_figures_and_the_seed_in_both_languages():
         assert any(words in line for line in lines) and any(f"SEED={SEED}" in line for line in lines)
 
 
-def test_stress_on_the_stubs_names_the_function_that_is_missing(tmp_path):
-    done = lab("stress", "--impl", "steps", "--seconds", "0.5", "--keep", str(tmp_path))
+def test_stress_on_the_stubs_names_the_function_that_is_missing(tmp_path, stubs):
+    done = lab("stress", "--impl", str(stubs), "--seconds", "0.5", "--keep", str(tmp_path))
     assert done.returncode == 1 and "NotImplementedError" in done.stdout and "Traceback" not in done.stdout + done.stderr
 
 
@@ -186,9 +186,9 @@ def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, 
     assert says in error and error.count("\n") == 1
 
 
-def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceback(tmp_path):
-    done = lab("lease", "--db", str(tmp_path / "x.db"), "init")
-    assert done.returncode == 1 and "`init_db` is not implemented yet in steps" in done.stderr
+def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceback(tmp_path, stubs):
+    done = lab("lease", "--db", str(tmp_path / "x.db"), "--impl", str(stubs), "init")
+    assert done.returncode == 1 and "`init_db` is not implemented yet in" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
 
 

@@ -1,0 +1,60 @@
+"""The stubs as the lab ships them, whatever the learner has done to steps/ since.
+
+steps/ is the learner's to change, so nothing that needs the stubs (the lab's self-test) may
+read it. Each stub comes from git: the newest committed version of the step's file that still
+holds the step's TODO, so a learner who commits their work changes nothing here. Without git
+history, the working file serves only while it is still a stub.
+"""
+
+import shutil
+import subprocess
+from functools import cache
+
+from lab.course import LAB_ROOT, load_course
+from lab.implementation import STEP_FILE
+
+
+class NoPristineStub(Exception):
+    """Neither git history nor the working folder holds the step's stub."""
+
+
+def is_stub(text, step):
+    return f"TODO(step {step.number})" in text and "raise NotImplementedError" in text
+
+
+@cache
+def stub_text(step):
+    """The text of step's stub as shipped."""
+    relative = f"steps/{step.dir}/{STEP_FILE}"
+    for commit in _commits_touching(relative):
+        text = _git("show", f"{commit}:{relative}")
+        if text is not None and is_stub(text, step):
+            return text
+    working = LAB_ROOT / relative
+    if working.is_file() and is_stub(working.read_text(encoding="utf-8"), step):
+        return working.read_text(encoding="utf-8")
+    raise NoPristineStub(f"no stub of step {step.number} in git history or in {relative}")
+
+
+def write_stubs(folder):
+    """A steps-like folder at `folder` holding every stub and its contracts; returns it."""
+    for step in load_course():
+        target = folder / step.dir
+        target.mkdir(parents=True, exist_ok=True)
+        (target / STEP_FILE).write_text(stub_text(step), encoding="utf-8")
+        for lang in ("en", "ja"):
+            shutil.copy(step.contract_path(lang), target)
+    return folder
+
+
+def _commits_touching(relative):
+    listed = _git("log", "--format=%H", "--", relative)
+    return listed.split() if listed else []
+
+
+def _git(*arguments):
+    try:
+        done = subprocess.run(["git", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
