@@ -18,22 +18,26 @@ class NoPristineStub(Exception):
     """Neither git history nor the working folder holds the step's stub."""
 
 
-def is_stub(text, step):
-    return f"TODO(step {step.number})" in text and "raise NotImplementedError" in text
+def is_stub(text, number):
+    return f"TODO(step {number})" in text and "raise NotImplementedError" in text
+
+
+def stub_text(step):
+    """The text of step's stub as shipped."""
+    return _stub_text(step.number, step.dir)
 
 
 @cache
-def stub_text(step):
-    """The text of step's stub as shipped."""
-    relative = f"steps/{step.dir}/{STEP_FILE}"
+def _stub_text(number, folder):
+    relative = f"steps/{folder}/{STEP_FILE}"
     for commit in _commits_touching(relative):
         text = _git("show", f"{commit}:{relative}")
-        if text is not None and is_stub(text, step):
+        if text is not None and is_stub(text, number):
             return text
     working = LAB_ROOT / relative
-    if working.is_file() and is_stub(working.read_text(encoding="utf-8"), step):
+    if working.is_file() and is_stub(working.read_text(encoding="utf-8"), number):
         return working.read_text(encoding="utf-8")
-    raise NoPristineStub(f"no stub of step {step.number} in git history or in {relative}")
+    raise NoPristineStub(f"no stub of step {number} in git history or in {relative}")
 
 
 def write_stubs(folder):
