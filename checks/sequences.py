@@ -9,11 +9,16 @@ holder or another owner, whose name sorts before or after it; now at, before or 
 import sqlite3
 from contextlib import closing
 
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from model import COLUMNS, TableModel
 from support import LANG, describe, explain
 
+from lab.course import load_course
 from lab.outcomes import ClauseBroken, NotImplementedYet
+
+EXAMPLES = 30  # per step: about a quarter of a second on the reference
 
 TABLE_IDS = ("a", "c", "e")
 # Ids between and beyond the stored ones, one in capitals and one with a LIKE wildcard: ids are
@@ -207,3 +212,22 @@ def _shown(value):
 
 def _row_text(row):
     return f"{row['id']!r}: " + ", ".join(f"{c}={row[c]!r}" for c in COLUMNS[1:])
+
+
+def model_check(step, *clauses):
+    """The generated check of `step`: arbitrary tables, then calls to the functions of steps
+    1..step (its own drawn most) and to another connection's writes, each compared with the model.
+
+    Step 1 starts from a file without the table instead: init_db makes it, then rows are
+    inserted and changed by another connection between further calls of init_db.
+    """
+    functions = [s.function for s in load_course()[:step]]
+    if step == 1:
+        @given(script=calls([*functions, "insert", "update"], "insert"))
+        def check(lease, new_db, script):
+            Sequence(lease, new_db(with_table=False), [], seed_table=False).run([("init_db", {}), *script])
+    else:
+        @given(rows=TABLES, script=calls([*functions, "update"], functions[-1]))
+        def check(lease, new_db, rows, script):
+            Sequence(lease, new_db(), rows).run(script)
+    return pytest.mark.clause(*clauses)(settings(max_examples=EXAMPLES)(check))

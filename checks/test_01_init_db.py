@@ -4,6 +4,7 @@ import sqlite3
 from contextlib import closing
 
 import pytest
+from sequences import model_check
 from support import DEFAULT_ROW, call, changes, explain, row, seed
 
 # (name, declared type, NOT NULL, default, primary key) as PRAGMA table_info reports them.
@@ -95,3 +96,7 @@ def test_init_db_creates_the_table_named_exactly_jobs(lease, new_db):
         called, names, en="exactly one table, named 'jobs' in lower case as the contract writes it",
         ja="テーブルは 1 つだけで、契約どおり小文字の 'jobs' という名前であること",
     )
+
+
+# Generated: arbitrary inserts against the model of the contract (sequences.py, model.py).
+test_step_1_random_inserts_and_restarts_keep_the_contract = model_check(1, "C1.1", "C1.2", "C1.3")

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sequences import model_check
 from support import DEFAULT_ROW, call, changes, explain, row, seed
 
 
@@ -65,3 +66,7 @@ def test_enqueue_leaves_any_existing_row_exactly_as_it_was(lease, new_db, owner,
         en="False, and every column exactly as it was",
         ja="False で、すべての列がそのまま",
     )
+
+
+# Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
+test_step_2_random_calls_from_arbitrary_tables_keep_the_contract = model_check(2, "C2.1", "C2.2", "C2.3")

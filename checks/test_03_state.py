@@ -4,6 +4,7 @@ import sqlite3
 from contextlib import closing
 
 import pytest
+from sequences import model_check
 from support import call, explain, seed
 
 
@@ -55,3 +56,7 @@ def test_state_sees_a_change_committed_by_another_connection(lease, db):
         en=f"{want}: the stored state now, not a copy from the first call",
         ja=f"{want} (最初の呼び出しのコピーではなく、今保存されている状態)",
     )
+
+
+# Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
+test_step_3_random_calls_from_arbitrary_tables_keep_the_contract = model_check(3, "C3.1", "C3.2", "C3.3")

@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from sequences import model_check
 from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, raised, row, seed
 
 @pytest.mark.clause("C4.1")
@@ -162,3 +163,7 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
         assert (stored["owner"], stored["fence"]) == (winner, 1), explain(
             called, stored, en=f"owner {winner!r} (the winner) with fence 1 stored", ja=f"勝者 {winner!r} と fence 1 が保存される"
         )
+
+
+# Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
+test_step_4_random_calls_from_arbitrary_tables_keep_the_contract = model_check(4, "C4.1", "C4.2", "C4.3", "C4.4", "C4.5")

@@ -2,6 +2,7 @@
 
 import pytest
 from hypothesis import example, given, settings
+from sequences import model_check
 from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, raised, row, seed
 
 
@@ -89,3 +90,7 @@ def test_renew_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "renew", db, "missing", "A", 1, 20.0, 10.0)
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+
+
+# Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
+test_step_5_random_calls_from_arbitrary_tables_keep_the_contract = model_check(5, "C5.1", "C5.2", "C5.3", "C5.4", "C5.5")

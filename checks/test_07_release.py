@@ -1,6 +1,7 @@
 """Step 7: release frees the lease for its holder and keeps the fence."""
 
 import pytest
+from sequences import model_check
 from support import assert_unchanged, call, count_rows, explain, row, seed
 
 
@@ -59,3 +60,7 @@ def test_release_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "release", db, "missing", "A", 1)
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+
+
+# Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
+test_step_7_random_calls_from_arbitrary_tables_keep_the_contract = model_check(7, "C7.1", "C7.2", "C7.3", "C7.4")

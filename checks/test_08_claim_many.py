@@ -3,6 +3,7 @@
 import threading
 
 import pytest
+from sequences import model_check
 from support import call, explain, raised, row, seed
 
 OWNERS = ["w1", "w2", "w3", "w4"]
@@ -132,3 +133,7 @@ def test_claim_many_lets_a_value_error_of_claim_through(lease, db):
     assert isinstance(error, ValueError), explain(
         called, error, en="ValueError from claim (ttl=0), passed on to the caller", ja="claim の ValueError (ttl=0) が呼び出し側に届く"
     )
+
+
+# Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
+test_step_8_random_calls_from_arbitrary_tables_keep_the_contract = model_check(8, "C8.1", "C8.2")

@@ -14,6 +14,7 @@ from lab.course import LAB_ROOT
 from lab.implementation import UsageError
 from lab.mutation import html, stryker, text
 from lab.mutation.build import build
+from lab.mutation.equivalents import LedgerError
 from lab.mutation.stage import STAGE_DIR, MutmutFailed
 
 OUT_DIR = LAB_ROOT / "reports" / "mutation"
@@ -31,7 +32,7 @@ def main(argv=None):
         stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
         stage_dir.parent.mkdir(exist_ok=True)
         report = build(args.impl, stage_dir=stage_dir, echo=args.verbose)
-    except (UsageError, MutmutFailed) as error:
+    except (UsageError, MutmutFailed, LedgerError) as error:
         print(f"mutation report: {error}", file=sys.stderr)
         return 2
     out = Path(args.out)

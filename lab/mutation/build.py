@@ -9,7 +9,7 @@ from pathlib import Path
 from lab.course import load_course
 from lab.implementation import assemble, display_path, read
 from lab.mutants import SOLUTIONS_DIR, load_mutants
-from lab.mutation import equivalents, matrix, passing, stage, variants
+from lab.mutation import equivalents, matrix, passing, reach, stage, variants
 from lab.mutation.model import DETECTED, Mutant, Report, change_location, text_location
 
 REFERENCE_FILE = "solutions.py"
@@ -33,7 +33,9 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
         raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
     progress(f"mutmut: mutating {file_name}, checked by steps {steps[0]}-{steps[-1]} ...")
     stage.plan(steps, stage_dir)
-    ledger = equivalents.Ledger()
+    is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
+    # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
+    ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, equivalents.LEARNER_LEDGER)
     running = None
     if stage.generated(generating, stage_dir):
         found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
@@ -52,12 +54,13 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
     progress(f"mutmut: {len(found)} mutants; {'testing ' + str(len(to_test)) if running else 'nothing new to test'}")
     first_lines = _first_lines(source)
 
+    step_of = _step_of_function(source, function_step, steps)
     mutants = []
     for v in found:
         location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
         equivalence = ledger.match(v)
         mutants.append(Mutant(
-            id=v.name, origin="mutmut", step=function_step[v.function], function=v.function,
+            id=v.name, origin="mutmut", step=step_of(v.function), function=v.function,
             status="equivalent" if equivalence else "not checked", diff=v.diff(),
             file=file_name, location=location, replacement=replacement, equivalent=equivalence,
         ))
@@ -130,7 +133,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
         files[prebuilt_file] = reference
     return Report(
         impl=label, files=files, steps_checked=tuple(steps), mutants=mutants, checks=checks,
-        unused_ledger=ledger.unused(found), matrix=table,
+        unused_ledger=ledger.unused(found) if is_reference else [], matrix=table,
     )
 
 
@@ -139,6 +142,21 @@ def _passing_steps(impl, label, source, stage_dir, progress):
     if Path(impl).resolve() == SOLUTIONS_DIR.resolve():
         return tuple(s.number for s in load_course())
     return passing.passing_steps(impl, label, source, Path(stage_dir), progress)
+
+
+def _step_of_function(source, function_step, steps):
+    """The step a function's mutants belong to: its own for a course function; for a helper
+    (a `_connect(path)` that several functions share), the first step whose checks reach it,
+    whose checks then run against its mutants (and the later steps' too, as for claim)."""
+    tree = ast.parse(source)
+    reached = {n: reach.reachable((n,), tree) for n in steps}
+
+    def step_of(function):
+        if function in function_step:
+            return function_step[function]
+        return next((n for n in steps if function in reached[n]), steps[-1])
+
+    return step_of
 
 
 def _first_lines(source):

@@ -8,6 +8,12 @@ from dataclasses import dataclass
 from lab.course import LAB_ROOT
 
 LEDGER = LAB_ROOT / "mutation" / "equivalents.toml"
+# A learner's own reviewed equivalents for their code, in the same format; read beside the lab's.
+LEARNER_LEDGER = LAB_ROOT / "mutation" / "my-equivalents.toml"
+
+
+class LedgerError(ValueError):
+    """A ledger file that cannot be read: the message names the file and what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -17,17 +23,28 @@ class Equivalence:
 
 
 class Ledger:
-    def __init__(self, path=LEDGER):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        self.rules = data.get("rule", [])
-        self.mutants = data.get("mutant", [])
-        for entry in self.rules + self.mutants:
-            if not entry.get("reason"):
-                raise ValueError(f"{path.name}: every entry needs a one-line reason: {entry}")
+    def __init__(self, *paths):
+        self.rules, self.mutants = [], []
+        for path in paths or (LEDGER,):
+            if path.exists():
+                self._read(path)
         # A report asks about each mutant several times, and every mutant of a function shares
         # its original: parsing and normalising once each keeps this off the critical path.
         self._matches, self._dumps = {}, {}
 
+    def _read(self, path):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise LedgerError(f"{path.name} is not valid TOML: {error}") from None
+        for entry in data.get("rule", []) + data.get("mutant", []):
+            if not isinstance(entry, dict) or not entry.get("reason"):
+                raise LedgerError(f"{path.name}: every entry needs a one-line reason: {entry}")
+        for entry in data.get("mutant", []):
+            if not all(isinstance(entry.get(k), str) for k in ("function", "before", "after")):
+                raise LedgerError(f"{path.name}: a [[mutant]] needs function, before and after: {entry}")
+        self.rules += data.get("rule", [])
+        self.mutants += data.get("mutant", [])
     def match(self, variant):
         """The Equivalence that covers this mutmut Variant, or None."""
         key = (variant.function, variant.original, variant.mutated)

@@ -18,7 +18,8 @@ import re
 from lab.course import LAB_ROOT, load_course
 
 CHECKS_DIR = LAB_ROOT / "checks"
-CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_model.py holds checks of step 7
+CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
+MODEL_CHECK = "model_check"
 
 
 def check_files(step):
@@ -31,13 +32,16 @@ def named_by_checks(step):
     """The course functions named anywhere in the step's check files.
 
     conftest.py and support.py are left out: they call only the function a check names
-    (support.call(lease, name)), and support.PARAMETERS names every one of them.
+    (support.call(lease, name)), and support.PARAMETERS names every one of them. A step's
+    generated check (sequences.model_check) calls every function of the steps up to its own.
     """
     course = {s.function for s in load_course()}
     named = set()
     for path in check_files(step):
-        named |= _names(ast.parse(path.read_text(encoding="utf-8"))) & course
-    return frozenset(named)
+        named |= _names(ast.parse(path.read_text(encoding="utf-8")))
+    if MODEL_CHECK in named:  # it drives every function of the steps up to its own
+        named |= {s.function for s in load_course()[:step]}
+    return frozenset(named & course)
 
 
 def reachable(steps, tree):
