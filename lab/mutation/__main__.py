@@ -14,7 +14,7 @@ from lab.course import LAB_ROOT
 from lab.implementation import UsageError
 from lab.mutation import html, stryker, text
 from lab.mutation.build import build
-from lab.mutation.equivalents import LedgerError
+from lab.mutation.equivalents import LEARNER_LEDGER, LedgerError
 from lab.mutation.stage import STAGE_DIR, MutmutFailed
 
 OUT_DIR = LAB_ROOT / "reports" / "mutation"
@@ -24,6 +24,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lab.mutation", description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default="solutions", help="a steps-like folder or one .py file (default: solutions)")
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
+    parser.add_argument("--ledger", default=str(LEARNER_LEDGER), help="your own reviewed equivalents, read for any IMPL but the reference")
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
     parser.add_argument("--verbose", action="store_true", help="show mutmut's own progress")
     args = parser.parse_args(argv)
@@ -31,7 +32,7 @@ def main(argv=None):
     try:
         stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
         stage_dir.parent.mkdir(exist_ok=True)
-        report = build(args.impl, stage_dir=stage_dir, echo=args.verbose)
+        report = build(args.impl, stage_dir=stage_dir, echo=args.verbose, learner_ledger=Path(args.ledger))
     except (UsageError, MutmutFailed, LedgerError) as error:
         print(f"mutation report: {error}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from lab.mutation.model import DETECTED, Mutant, Report, change_location, text_l
 REFERENCE_FILE = "solutions.py"
 
 
-def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
+def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_ledger=equivalents.LEARNER_LEDGER):
     started = time.monotonic()
     progress = progress or (lambda message: print(f"[{time.monotonic() - started:5.1f} s] {message}", flush=True))
     implementation = read(impl)
@@ -35,7 +35,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None):
     stage.plan(steps, stage_dir)
     is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
     # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
-    ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, equivalents.LEARNER_LEDGER)
+    ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, learner_ledger)
     running = None
     if stage.generated(generating, stage_dir):
         found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
