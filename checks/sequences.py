@@ -19,6 +19,9 @@ from lab.course import load_course
 from lab.outcomes import ClauseBroken, NotImplementedYet
 
 EXAMPLES = 30  # per step: about a quarter of a second on the reference
+# Step 1 has one function and a table of its own making: fewer examples reach all of it, and
+# make check-step 1 stays under a second.
+STEP_1_EXAMPLES = 6
 
 TABLE_IDS = ("a", "c", "e")
 # Ids between and beyond the stored ones, one in capitals and one with a LIKE wildcard: ids are
@@ -230,4 +233,4 @@ def model_check(step, *clauses):
         @given(rows=TABLES, script=calls([*functions, "update"], functions[-1]))
         def check(lease, new_db, rows, script):
             Sequence(lease, new_db(), rows).run(script)
-    return pytest.mark.clause(*clauses)(settings(max_examples=EXAMPLES)(check))
+    return pytest.mark.clause(*clauses)(settings(max_examples=STEP_1_EXAMPLES if step == 1 else EXAMPLES)(check))
