@@ -26,8 +26,11 @@ TIME_LIMIT = {"database_left_locked": 2, "stdout_flood": 5}
 def runs(tmp_path_factory):
     """kind -> (exit status, stdout, results JSON, fingerprint before, fingerprint after)."""
 
+    # Made here, one after the other: mktemp from several threads at once can race.
+    folders = {kind: tmp_path_factory.mktemp(kind) for kind in BROKEN}
+
     def one(kind):
-        folder = tmp_path_factory.mktemp(kind)
+        folder = folders[kind]
         impl = make_learner(folder / "learner", kind, checkout=kind.endswith(("error", "exit", "loop")))
         before = fingerprint(folder / "learner")
         step, *_ = BROKEN[kind]

@@ -1,0 +1,33 @@
+"""What the code under test writes by a relative path lands in a scratch folder, never in the lab;
+and a counterexample that the generated checks find is reported within the time limit, however
+long Hypothesis could go on shrinking it."""
+
+import json
+import subprocess
+import sys
+
+from lab.course import LAB_ROOT
+
+WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
+
+
+def lab(*arguments):
+    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_a_file_written_by_a_relative_path_does_not_land_in_the_lab(tmp_path):
+    stray = "written-by-the-code-under-test"
+    impl = tmp_path / "stray.py"
+    reference = (LAB_ROOT / "solutions" / "01-init-db" / "step.py").read_text(encoding="utf-8")
+    impl.write_text(reference + f"\n\n_real = init_db\n\ndef init_db(path):\n    open({stray!r}, 'w').close()\n    _real(path)\n")
+    done = lab("check", "1", "--impl", str(impl), "--no-mutants")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (LAB_ROOT / stray).exists() and not (tmp_path / stray).exists()
+
+
+def test_a_found_counterexample_is_reported_as_a_failure_within_a_short_time_limit(tmp_path):
+    out = tmp_path / "results.json"
+    done = lab("check", "6", "--impl", str(WRONG / "wrong_s6_complete_ignores_expiry.py"), "--no-mutants", "--time-limit", "3", "--json", str(out))
+    generated = [c for c in json.loads(out.read_text())["checks"] if c["check"].startswith("test_step_6_random")]
+    assert done.returncode == 1 and [c["status"] for c in generated] == ["failed"], done.stdout[-2000:]
+    assert generated[0]["clauses"] == ["C6.2"] and "called:" in generated[0]["message"]
