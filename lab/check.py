@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab import kill_matrix
+from lab import kill_matrix, predictions
 from lab.course import load_course
 from lab.implementation import read
 from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
@@ -34,6 +34,14 @@ class CheckRun:
     verdicts: list = field(default_factory=list)
     lab_problems: list = field(default_factory=list)
     kill_matrix_cached: bool = False  # the mutants' results came from build/kill-matrix/
+    predictions: list = field(default_factory=list)  # predictions.Prediction, one per step whose mutants ran
+    strict: bool = False  # a prediction that does not catch its step's snippet fails the run
+    show_all: bool = False  # the mutants' diffs and catching checks even before the learner predicted
+
+    def predictions_fall_short(self):
+        """The predictions that do not catch the broken change to review (for --strict)."""
+        mutants = [v.mutant for v in self.verdicts]
+        return [p for p in self.predictions if not p.catches_the_snippet(mutants)]
 
     def step_results(self, number):
         return [r for r in self.results if r.step == number]
@@ -46,10 +54,12 @@ class CheckRun:
     def exit_status(self):
         if self.lab_problems or any(v.survived for v in self.verdicts):
             return LAB_BROKEN
+        if self.strict and self.predictions_fall_short():
+            return SOME_FAIL
         return ALL_PASS if all(self.step_passes(n) for n in self.steps) else SOME_FAIL
 
 
-def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True):
+def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True, strict=False):
     """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
 
     Both run at once, each in its own child process: the learner's code never shares a process
@@ -58,12 +68,18 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
     implementation = read(impl_path, label=impl_label)
     learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(3) as pool:
         learner_run = pool.submit(run, learner, time_limit, lang)
         mutant_run = pool.submit(mutant_verdicts, mutants, time_limit, lang, use_cache)
+        # The learner's predictions meet the same mutants, in children of their own.
+        predicted = pool.submit(predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache)
         results = learner_run.result()
         verdicts, matrix_cached = mutant_run.result()
-    outcome = CheckRun(tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached)
+        prediction_runs = predicted.result()
+    outcome = CheckRun(
+        tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached,
+        predictions=prediction_runs, strict=strict,
+    )
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == SOME_FAIL:
         outcome.lab_problems.append("the reference solution fails its own checks")
     return outcome

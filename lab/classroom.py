@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab import results_json
+from lab import predictions, results_json
 from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, CheckRun, mutant_verdicts
 from lab.course import load_course
 from lab.implementation import STEP_FILE, read
@@ -33,6 +33,8 @@ WORDS = {
         "learner": "learner", "step": "step {n}", "summary": "summary",
         "heading": "Class {root}: {count} learners, checked in {seconds:.1f} s",
         "lab_broken": "The lab itself is broken: {problems}",
+        "predictions": "predictions", "caught": "{caught}/{count} mutants caught",
+        "rejects": "; rejects correct code: step {steps}", "not_run": "not run",
     },
     "ja": {
         "passed": "合格", "not_implemented": "未実装", "missing": "ファイルなし",
@@ -43,6 +45,8 @@ WORDS = {
         "learner": "学習者", "step": "ステップ {n}", "summary": "概要",
         "heading": "クラス {root}: 学習者 {count} 人、検査時間 {seconds:.1f} 秒",
         "lab_broken": "ラボ自体に問題があります: {problems}",
+        "predictions": "予想", "caught": "{count} 件中 {caught} 件のミュータントを検出",
+        "rejects": "。正しいコードを拒否: ステップ {steps}", "not_run": "未実行",
     },
 }
 
@@ -54,6 +58,7 @@ class Submission:
     results: list = field(default_factory=list)
     problem: str = ""  # why the folder could not be checked at all
     seconds: float = 0.0
+    predictions: list | None = None  # predictions.Prediction per step; None: not run (no mutants)
 
 
 @dataclass
@@ -96,14 +101,14 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     with ThreadPoolExecutor(jobs) as pool:
         matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
         for submission in submissions:
-            pool.submit(_check_one, submission, steps, time_limit, lang, budget)
+            pool.submit(_check_one, submission, steps, time_limit, lang, budget, mutants)
         verdicts, _ = matrix.result()
     outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
     outcome.seconds = time.monotonic() - started
     return outcome
 
 
-def _check_one(submission, steps, time_limit, lang, budget):
+def _check_one(submission, steps, time_limit, lang, budget, mutants=True):
     began = time.monotonic()
     if submission.impl is None:
         submission.problem = WORDS[lang]["no_steps"]
@@ -111,6 +116,8 @@ def _check_one(submission, steps, time_limit, lang, budget):
     try:
         read(submission.impl, label=submission.name)
         submission.results = run([Target(submission.name, steps, impl=str(submission.impl))], time_limit, lang, budget)
+        if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch
+            submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang)
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
     finally:
@@ -140,15 +147,29 @@ def table(outcome, lang="en"):
     """Rows learner × step (the header first), and the one-line summary of each learner."""
     words = WORDS[lang]
     steps = [step.number for step in load_course()]
-    rows = [[words["learner"], *(words["step"].format(n=n) for n in steps), words["summary"]]]
+    rows = [[words["learner"], *(words["step"].format(n=n) for n in steps), words["predictions"], words["summary"]]]
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
         if submission.problem:
             cells = [words["error"].format(message=submission.problem)] * len(steps)
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
-        rows.append([submission.name, *cells, line])
+        rows.append([submission.name, *cells, prediction_cell(submission, lang), line])
     return rows
+
+
+def prediction_cell(submission, lang="en"):
+    """How many of the course's mutants the learner's predictions catch (a prediction that rejects
+    correct code catches none)."""
+    words = WORDS[lang]
+    if submission.predictions is None:
+        return words["not_run"]
+    written = [p for p in submission.predictions if p.written]
+    caught = sum(p.caught_count for p in written)
+    count = len(load_mutants())
+    text = words["caught"].format(caught=caught, count=count)
+    rejects = [str(p.step) for p in written if p.status == predictions.REJECTS]
+    return text + (words["rejects"].format(steps=", ".join(rejects)) if rejects else "")
 
 
 def summary_line(submission, steps, lang="en", root=None):
@@ -175,7 +196,7 @@ def write(outcome, out_dir, lang="en"):
     (out / "class.md").write_text(markdown(outcome, rows, lang), encoding="utf-8")
     steps = tuple(step.number for step in load_course())
     for submission in outcome.submissions:
-        run_of_one = CheckRun(steps, submission.name, submission.results)
+        run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [])
         results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
     return out / "class.md", out / "class.csv"
 

@@ -53,6 +53,8 @@ def build_parser():
     check.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
     check.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
     check.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
+    check.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
+    check.add_argument("--show", choices=("all",), help="'all': show every mutant's change and catching checks before the learner predicted (instructors)")
     klass = verbs.add_parser("class", help="check every learner folder under DIR; write a table learner x step")
     klass.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
     klass.add_argument("--out", default=str(LAB_ROOT / "reports" / "class"), help="where class.md, class.csv and learners/*.json go")
@@ -92,8 +94,10 @@ def run_check(arguments):
     steps, mutant_steps = parse_steps(arguments.step.strip(), arguments.lang)
     impl = resolve_impl(arguments.impl, arguments.lang)
     outcome = checking.check(
-        impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl
+        impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl,
+        strict=arguments.strict,
     )
+    outcome.show_all = arguments.show == "all"
     report.render(outcome, arguments.lang)
     for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
         if path:

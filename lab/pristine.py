@@ -12,6 +12,7 @@ from functools import cache
 
 from lab.course import LAB_ROOT, load_course
 from lab.implementation import STEP_FILE
+from lab.predictions import PREDICTION_FILE, holds_a_prediction
 
 
 class NoPristineStub(Exception):
@@ -38,6 +39,20 @@ def _stub_text(number, folder):
     if working.is_file() and is_stub(working.read_text(encoding="utf-8"), number):
         return working.read_text(encoding="utf-8")
     raise NoPristineStub(f"no stub of step {number} in git history or in {relative}")
+
+
+def prediction_text(step):
+    """The text of step's prediction template as shipped: the newest committed version that holds
+    no prediction, else the working file while it is still untouched."""
+    relative = f"steps/{step.dir}/{PREDICTION_FILE}"
+    for commit in _commits_touching(relative):
+        text = _git("show", f"{commit}:{relative}")
+        if text is not None and not holds_a_prediction(text):
+            return text
+    working = LAB_ROOT / relative
+    if working.is_file() and not holds_a_prediction(working.read_text(encoding="utf-8")):
+        return working.read_text(encoding="utf-8")
+    raise NoPristineStub(f"no prediction template of step {step.number} in git history or in {relative}")
 
 
 def write_stubs(folder):

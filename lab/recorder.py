@@ -147,11 +147,13 @@ def pytest_runtest_makereport(item, call):
 def describe(item):
     """What identifies one check run: the node id, the check, its target, step and clauses."""
     clauses = [clause for mark in item.iter_markers("clause") for clause in mark.args]
+    target = item.callspec.params["lease"]
     return {
         "nodeid": item.nodeid,
         "check": item.originalname,
-        "target": item.callspec.params["lease"].id,
-        "step": max(step_of_clause(c) for c in clauses),
+        "target": target.id,
+        # A learner's prediction names no clause: its step is its target's.
+        "step": max(step_of_clause(c) for c in clauses) if clauses else target.steps[-1],
         "clauses": clauses,
     }
 

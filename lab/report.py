@@ -14,7 +14,16 @@ WORDS = {
         "cached": "(their results are reused from build/kill-matrix/: the checks, reference and mutants have not changed)",
         "caught": "caught",
         "survived": "SURVIVED",
-        "worksheet": "the worksheet's snippet",
+        "worksheet": "the broken change to review",
+        "prediction_caught": "your prediction: caught",
+        "prediction_missed": "your prediction: missed",
+        "prediction_heading": "Your prediction ({file}) catches {caught} of {count} mutants",
+        "prediction_snippet_caught": "the broken change to review among them",
+        "prediction_snippet_missed": "but not the broken change to review",
+        "prediction_rejects": "Your prediction ({file}) rejects correct code: it fails on the reference, so it cannot tell a broken version apart:",
+        "prediction_none": "No prediction yet: write test_my_prediction in {file}; it runs against the reference and these mutants, never against your code",
+        "hidden": "Until step {n} passes or {file} holds your prediction, only what each mutant breaks is shown (SHOW=all shows everything)",
+        "strict_fails": "STRICT=1: this prediction does not catch the broken change to review (exit status 1)",
         "breaks": "breaks",
         "caught_by": "caught by",
         "still_passes": "still passes",
@@ -35,7 +44,16 @@ WORDS = {
         "cached": "(結果は build/kill-matrix/ から再利用: 検査・参照実装・ミュータントは変わっていません)",
         "caught": "検出",
         "survived": "生存",
-        "worksheet": "ワークシートの断片",
+        "worksheet": "レビューする誤った変更",
+        "prediction_caught": "あなたの予想: 検出",
+        "prediction_missed": "あなたの予想: 見逃し",
+        "prediction_heading": "あなたの予想 ({file}) は {count} 件中 {caught} 件のミュータントを検出",
+        "prediction_snippet_caught": "レビューする誤った変更も検出しています",
+        "prediction_snippet_missed": "ただしレビューする誤った変更は見逃しています",
+        "prediction_rejects": "あなたの予想 ({file}) は正しいコードを拒否します。参照実装で失敗するので、誤った版と見分けられません:",
+        "prediction_none": "まだ予想がありません: {file} に test_my_prediction を書いてください。参照実装とこれらのミュータントに対して実行され、あなたのコードには実行されません",
+        "hidden": "ステップ {n} が合格するか {file} に予想を書くまで、各ミュータントが破る契約だけを示します (SHOW=all ですべて表示)",
+        "strict_fails": "STRICT=1: この予想はレビューする誤った変更を検出していません (終了コード 1)",
         "breaks": "破る契約",
         "caught_by": "検出した検査",
         "still_passes": "通ってしまう検査",
@@ -74,8 +92,15 @@ def render(outcome, lang="en", console=None):
             console.print(f"  [bold]{escape(words['mutants'].format(n=number))}[/]")
             if outcome.kill_matrix_cached:
                 console.print(f"  [dim]{escape(words['cached'])}[/]")
+            prediction = next((p for p in outcome.predictions if p.step == number), None)
+            _render_prediction(console, words, prediction, verdicts, outcome.strict)
+            # No spoilers: the change and the checks that catch it wait for the learner's own attempt.
+            reveal = outcome.show_all or outcome.step_passes(number) or bool(prediction and prediction.written)
+            if not reveal:
+                file = prediction.file if prediction and prediction.file else f"{step.dir}/prediction.py"
+                console.print(f"  [dim]{escape(words['hidden'].format(n=number, file=file))}[/]")
             for verdict in verdicts:
-                _render_mutant(console, words, verdict, clauses, lang)
+                _render_mutant(console, words, verdict, clauses, lang, prediction, reveal)
     _render_summary(console, words, outcome, lang)
 
 
@@ -104,10 +129,35 @@ def _render_checks(console, words, step, results, clauses, impl):
                     console.print(f"      [dim]{clause}: {escape(clauses[clause])}[/]")
 
 
-def _render_mutant(console, words, verdict, clauses, lang):
+def _render_prediction(console, words, prediction, verdicts, strict):
+    """What the learner's prediction did against the reference and these mutants."""
+    if prediction is None or not prediction.file:
+        return
+    file = escape(prediction.file)
+    if prediction.status == "no_prediction":
+        console.print(f"  [yellow]{escape(words['prediction_none'].format(file=prediction.file))}[/]")
+    elif prediction.status == "rejects_correct_code":
+        console.print(f"  [red]{escape(words['prediction_rejects'].format(file=prediction.file))}[/]")
+        for line in prediction.message.splitlines():
+            console.print(f"      {escape(line)}")
+    else:
+        snippet = prediction.catches_the_snippet([v.mutant for v in verdicts])
+        tail = words["prediction_snippet_caught" if snippet else "prediction_snippet_missed"]
+        heading = words["prediction_heading"].format(file=file, caught=prediction.caught_count, count=len(prediction.outcomes))
+        console.print(f"  [{'green' if snippet else 'yellow'}]{heading}, {escape(tail)}[/]")
+    if strict and not prediction.catches_the_snippet([v.mutant for v in verdicts]):
+        console.print(f"  [red bold]{escape(words['strict_fails'])}[/]")
+
+
+def _render_mutant(console, words, verdict, clauses, lang, prediction=None, reveal=True):
     mutant = verdict.mutant
-    label = f"[red bold]{words['survived']}[/]" if verdict.survived else f"[green]{words['caught']}[/]"
     flag = f"  ({words['worksheet']})" if mutant.worksheet else ""
+    if not reveal:
+        console.print(f"    • {mutant.id}{escape(flag)}")
+        console.print(f"        {words['breaks']} {mutant.clause}: {escape(clauses.get(mutant.clause, ''))}")
+        console.print(f"        [dim]{escape(mutant.why[lang])}[/]")
+        return
+    label = f"[red bold]{words['survived']}[/]" if verdict.survived else f"[green]{words['caught']}[/]"
     console.print(f"    {label}  {mutant.id}{escape(flag)}")
     console.print(f"        [red]- {escape(mutant.find)}[/]")
     console.print(f"        [green]+ {escape(mutant.replace)}[/]")
@@ -117,6 +167,9 @@ def _render_mutant(console, words, verdict, clauses, lang):
         console.print(f"        [red bold]{escape(words['survived_note'])}[/]")
     else:
         console.print(f"        {words['caught_by']}: {', '.join(verdict.killed_by)}")
+    if prediction and prediction.status == "written":
+        caught = prediction.caught(mutant.id)
+        console.print(f"        [{'green' if caught else 'yellow'}]{words['prediction_caught' if caught else 'prediction_missed']}[/]")
     if verdict.passed_by:
         console.print(f"        [dim]{words['still_passes']}: {', '.join(verdict.passed_by)}[/]")
 

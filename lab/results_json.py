@@ -34,6 +34,17 @@ def as_dict(outcome):
             for number in outcome.steps
         },
         "lab_problems": outcome.lab_problems,
+        "predictions": [
+            {
+                "step": p.step,
+                "file": p.file,
+                "status": p.status,
+                "message": p.message,
+                "caught": p.caught_count,
+                "mutants": [{"id": mutant_id, "outcome": result} for mutant_id, result in p.outcomes.items()],
+            }
+            for p in outcome.predictions
+        ],
     }
 
 

@@ -44,17 +44,18 @@ class Result:
     duration: float
 
 
-def run(targets, time_limit=10.0, lang="en", budget=None):
+def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None):
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run
     when it is used up are reported as timed out, without running them.
+    arguments: what pytest collects instead of the checks (the learners' predictions, with their plugin).
     """
     deadline = time.monotonic() + budget if budget else None
     workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp()))
     try:
         targets = [_probed(t, time_limit, lang, workdir) for t in targets]
-        return _run_until_settled(targets, time_limit, lang, workdir, (deadline, budget))
+        return _run_until_settled(targets, time_limit, lang, workdir, (deadline, budget), arguments or [str(CHECKS_DIR)])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -72,7 +73,7 @@ def _fast_tmp():
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def _run_until_settled(targets, time_limit, lang, workdir, budget):
+def _run_until_settled(targets, time_limit, lang, workdir, budget, arguments):
     results, checks, skip, losses = {}, {}, [], {}
     deadline, seconds = budget
     for attempt in range(1, 1000):
@@ -80,7 +81,7 @@ def _run_until_settled(targets, time_limit, lang, workdir, budget):
         plan = Plan([asdict(t) for t in targets], str(events), skip, time_limit, lang)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = _run_child(plan_path, events, workdir, time_limit, deadline)
+        outcome = _run_child(plan_path, events, workdir, time_limit, deadline, arguments)
         started = None
         for event in _read(events):
             if event["event"] == "collected":
@@ -125,14 +126,14 @@ class ChildOutcome:
     out_of_time: bool = False
 
 
-def _run_child(plan_path, events, workdir, time_limit, deadline=None):
+def _run_child(plan_path, events, workdir, time_limit, deadline, arguments):
     """Run one child until it ends, or kill it when one check runs far past the time limit."""
     stderr_path = workdir / "stderr.txt"
     with open(stderr_path, "w") as stderr:
         # The scratch folder as working folder: nothing the code under test writes to a
         # relative path lands in the lab.
         child = subprocess.Popen(
-            [sys.executable, "-m", "lab.child", str(plan_path), str(CHECKS_DIR)],
+            [sys.executable, "-m", "lab.child", str(plan_path), *arguments],
             cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
             env=child_environment(workdir), start_new_session=True,
         )

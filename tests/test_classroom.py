@@ -41,7 +41,7 @@ def class_run(tmp_path_factory):
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
     assert done.returncode == SOME_FAIL, done.stdout + done.stderr
-    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "summary"]
+    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "predictions", "summary"]
     assert sorted(rows) == ["ada", "ben", "cho", "eve", "gus"]
 
 

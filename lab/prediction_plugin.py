@@ -1,0 +1,60 @@
+"""A pytest plugin, loaded only in the child that runs learners' predictions (``-p lab.prediction_plugin``).
+
+It gives ``test_my_prediction`` the checks' own fixtures: ``lease`` parametrised over the plan's
+targets of the prediction's step (the reference and each mutant), and ``db`` / ``new_db``, a
+fresh database file with the jobs table. The prediction files are copies named
+``test_prediction_NN.py`` (NN: the step) in a scratch folder, so no conftest.py of the learner
+and none of the lab's checks take part.
+"""
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from lab.course import LAB_ROOT, load_course
+from lab.messages import say
+from lab.outcomes import LoadFailure
+from lab.targets import Plan
+
+
+def _checks_conftest():
+    """checks/conftest.py as a plain module: its fixtures and its Hypothesis profile, not its hooks."""
+    spec = importlib.util.spec_from_file_location("lease_lab_checks_conftest", LAB_ROOT / "checks" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_conftest = _checks_conftest()
+new_db, db = _conftest.new_db, _conftest.db
+PLAN = Plan.from_environment()
+FILE_NAME = re.compile(r"test_prediction_(\d+)\.py$")
+
+
+def step_of(node):
+    found = FILE_NAME.search(Path(str(node.path)).name)
+    if not found:
+        raise pytest.UsageError(f"{node.nodeid}: not a prediction file (test_prediction_NN.py)")
+    return int(found[1])
+
+
+def pytest_generate_tests(metafunc):
+    if "lease" not in metafunc.fixturenames:
+        return
+    step = step_of(metafunc.definition)
+    targets = [t for t in PLAN.targets if step in t.steps]
+    metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
+
+
+@pytest.fixture
+def lease(request):
+    """The reference or a mutant, loaded afresh for this run of the prediction."""
+    target = request.param
+    loaded = target.load(PLAN.lang)
+    step = step_of(request.node)
+    if step in loaded.problems:
+        function = load_course()[step - 1].function
+        raise LoadFailure(say("cannot_check", PLAN.lang, step=step, problem=loaded.problems[step], function=function))
+    return loaded.module

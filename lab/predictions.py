@@ -1,0 +1,175 @@
+"""The learner's predictions: one small pytest test per step, run against the reference and the
+step's mutants, never against the learner's own code and never among the lab's own checks.
+
+A prediction is ``def test_my_prediction(lease, db):`` in ``NN-name/prediction.py`` of the
+learner's steps folder. It runs in child processes through lab/runner.py, exactly as the checks
+do, with its own pytest plugin (lab/prediction_plugin.py) that gives it the checks' fixtures. It
+catches a mutant when it passes on the reference and fails on the mutant; failing on the
+reference is "rejects correct code". Its verdicts depend only on its text and the lab's files, so
+they are cached beside the kill matrix, keyed on both.
+"""
+
+import ast
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from lab import kill_matrix
+from lab.course import load_course
+from lab.implementation import display_path
+from lab.mutants import SOLUTIONS_DIR, load_mutants
+from lab.runner import Result, run
+from lab.targets import Target
+
+PREDICTION_FILE = "prediction.py"
+TEST_NAME = "test_my_prediction"
+REFERENCE = "solutions"
+PLUGIN = "lab.prediction_plugin"
+# No prediction yet, written, or refused by the correct code.
+NO_PREDICTION, WRITTEN, REJECTS = "no_prediction", "written", "rejects_correct_code"
+
+
+@dataclass
+class Prediction:
+    step: int
+    file: str  # as the learner would type it
+    status: str  # NO_PREDICTION, WRITTEN or REJECTS
+    message: str = ""  # why the correct code was rejected, or what is wrong with the file
+    outcomes: dict = field(default_factory=dict)  # mutant id -> "caught" | "missed"
+    cached: bool = False
+
+    @property
+    def written(self):
+        return self.status != NO_PREDICTION
+
+    def caught(self, mutant_id):
+        return self.outcomes.get(mutant_id) == "caught"
+
+    @property
+    def caught_count(self):
+        return sum(o == "caught" for o in self.outcomes.values())
+
+    def catches_the_snippet(self, mutants):
+        return self.status == WRITTEN and all(self.caught(m.id) for m in mutants if m.worksheet and m.step == self.step)
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def prediction_path(impl, step):
+    """Where step's prediction lives in a steps-like folder; None for a one-file implementation."""
+    impl = Path(impl)
+    return impl / step.dir / PREDICTION_FILE if impl.is_dir() else None
+
+
+def holds_a_prediction(text):
+    """False for a missing file or the template as shipped: test_my_prediction whose body only
+    raises NotImplementedError (or passes); True for anything else, even code that does not parse
+    (running it will say what is wrong)."""
+    if text is None:
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return True
+    found = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == TEST_NAME]
+    if not found:
+        return bool([n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")])
+    return not all(_placeholder(statement) for statement in found[-1].body)
+
+
+def _placeholder(statement):
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):  # a docstring or ...
+        return True
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
+def read_prediction(impl, step):
+    path = prediction_path(impl, step)
+    if path is None or not path.is_file():
+        return path, None
+    return path, path.read_text(encoding="utf-8", errors="replace")
+
+
+def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
+    """One Prediction per step of `steps`: written ones run against the reference and the step's
+    mutants (all uncached steps in one child run), the others are "no prediction yet"."""
+    course = load_course()
+    every_mutant = load_mutants()
+    predictions, to_run = [], {}
+    for number in steps:
+        step = course[number - 1]
+        path, text = read_prediction(impl, step)
+        shown = display_path(path) if path else ""  # a one-file implementation has no prediction
+        prediction = Prediction(number, shown, NO_PREDICTION)
+        predictions.append(prediction)
+        if not holds_a_prediction(text):
+            continue
+        mutants = [m for m in every_mutant if m.step == number]
+        key = _key(text, mutants, time_limit, lang)
+        cached = _cache_file(key)
+        if use_cache and cached.exists():
+            _settle(prediction, [Result(**r) for r in json.loads(cached.read_text(encoding="utf-8"))], mutants)
+            prediction.cached = True
+        else:
+            to_run[number] = (prediction, text, mutants, cached)
+    if to_run:
+        results = _run(to_run, time_limit, lang)
+        for number, (prediction, _, mutants, cached) in to_run.items():
+            own = [r for r in results if r.step == number]
+            _settle(prediction, own, mutants)
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            partial = cached.with_suffix(".tmp")
+            partial.write_text(json.dumps([asdict(r) for r in own]), encoding="utf-8")
+            partial.replace(cached)
+    return predictions
+
+
+def _key(text, mutants, time_limit, lang):
+    """The prediction's text and everything the kill matrix depends on (checker, reference, mutants)."""
+    lab_side = kill_matrix.fingerprint(mutants, time_limit, lang)
+    return hashlib.sha256((lab_side + "\0" + text).encode()).hexdigest()[:24]
+
+
+def _cache_file(key):
+    return kill_matrix.CACHE_DIR / f"prediction-{key}.json"
+
+
+def _run(to_run, time_limit, lang):
+    """Every prediction against the reference and its step's mutants, in one protected run."""
+    scratch = Path(tempfile.mkdtemp(prefix="lease-lab-predictions-"))
+    try:
+        files, targets = [], []
+        for number, (_, text, mutants, _) in to_run.items():
+            file = scratch / f"test_prediction_{number:02d}.py"
+            file.write_text(text, encoding="utf-8")
+            files.append(str(file))
+            targets.append(Target(f"{REFERENCE}-{number}", (number,), impl=str(SOLUTIONS_DIR)))
+            targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
+        # Assertion rewriting for the learner's asserts (the checks write their own messages).
+        return run(targets, time_limit, lang, arguments=["--assert=rewrite", "-p", PLUGIN, *files])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _settle(prediction, results, mutants):
+    by_target = {r.target: r for r in results}
+    reference = by_target.get(f"{REFERENCE}-{prediction.step}")
+    if reference is None or reference.status == "not_implemented":
+        prediction.status = "no_prediction"
+        return
+    if reference.status != "passed":
+        prediction.status, prediction.message = REJECTS, reference.message or reference.status
+        return
+    prediction.status = WRITTEN
+    for mutant in mutants:
+        result = by_target.get(mutant.id)
+        prediction.outcomes[mutant.id] = "caught" if result and result.status not in ("passed", "not_implemented") else "missed"
