@@ -47,7 +47,10 @@ def test_a_helpers_mutants_belong_to_the_first_step_whose_checks_reach_it(helper
     _, report = helpers_report
     mutants = [m for f in report["files"].values() for m in f["mutants"] if m["mutatorName"] == "mutmut"]
     helper_mutants = [m for m in mutants if "_check_ttl" in m["id"]]
-    assert helper_mutants and all(m["status"] == "Killed" for m in helper_mutants)
+    # claim (step 4) is the first function that calls _check_ttl; a changed error message is
+    # equivalent by the lab's ledger (Ignored), every other mutant of it is killed
+    assert helper_mutants and all(m["description"].startswith("step 4,") for m in helper_mutants)
+    assert {m["status"] for m in helper_mutants} <= {"Killed", "Ignored"} and any(m["status"] == "Killed" for m in helper_mutants)
 
 
 def test_the_learner_sees_no_line_about_the_labs_own_ledger(helpers_report):
