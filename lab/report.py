@@ -17,7 +17,7 @@ WORDS = {
         "worksheet": "the broken change to review",
         "prediction_caught": "your prediction: caught",
         "prediction_missed": "your prediction: missed",
-        "prediction_heading": "Your prediction ({file}) catches {caught} of {count} mutants",
+        "prediction_heading": "Your prediction ({file}) catches {caught} of {count} mutants, {tail}",
         "prediction_snippet_caught": "the broken change to review among them",
         "prediction_snippet_missed": "but not the broken change to review",
         "prediction_rejects": "Your prediction ({file}) rejects correct code: it fails on the reference, so it cannot tell a broken version apart:",
@@ -47,7 +47,7 @@ WORDS = {
         "worksheet": "レビューする誤った変更",
         "prediction_caught": "あなたの予想: 検出",
         "prediction_missed": "あなたの予想: 見逃し",
-        "prediction_heading": "あなたの予想 ({file}) は {count} 件中 {caught} 件のミュータントを検出",
+        "prediction_heading": "あなたの予想 ({file}) は {count} 件中 {caught} 件のミュータントを検出。{tail}",
         "prediction_snippet_caught": "レビューする誤った変更も検出しています",
         "prediction_snippet_missed": "ただしレビューする誤った変更は見逃しています",
         "prediction_rejects": "あなたの予想 ({file}) は正しいコードを拒否します。参照実装で失敗するので、誤った版と見分けられません:",
@@ -133,7 +133,6 @@ def _render_prediction(console, words, prediction, verdicts, strict):
     """What the learner's prediction did against the reference and these mutants."""
     if prediction is None or not prediction.file:
         return
-    file = escape(prediction.file)
     if prediction.status == "no_prediction":
         console.print(f"  [yellow]{escape(words['prediction_none'].format(file=prediction.file))}[/]")
     elif prediction.status == "rejects_correct_code":
@@ -143,8 +142,8 @@ def _render_prediction(console, words, prediction, verdicts, strict):
     else:
         snippet = prediction.catches_the_snippet([v.mutant for v in verdicts])
         tail = words["prediction_snippet_caught" if snippet else "prediction_snippet_missed"]
-        heading = words["prediction_heading"].format(file=file, caught=prediction.caught_count, count=len(prediction.outcomes))
-        console.print(f"  [{'green' if snippet else 'yellow'}]{heading}, {escape(tail)}[/]")
+        heading = words["prediction_heading"].format(file=prediction.file, caught=prediction.caught_count, count=len(prediction.outcomes), tail=tail)
+        console.print(f"  [{'green' if snippet else 'yellow'}]{escape(heading)}[/]")
     if strict and not prediction.catches_the_snippet([v.mutant for v in verdicts]):
         console.print(f"  [red bold]{escape(words['strict_fails'])}[/]")
 
