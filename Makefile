@@ -14,20 +14,20 @@ SECONDS ?= 3
 SEED ?=
 BENCH_TIME ?= 0.05
 
-# `make check-step 4`: the word after check-step is the step, not a target of its own.
-ifeq (check-step,$(firstword $(MAKECMDGOALS)))
+# `make check-step 4`, `make hint 4`: the word after the verb is the step, not a target of its own.
+ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step watch))
   N ?= $(word 2,$(MAKECMDGOALS))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
 
 CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
-  $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)")
+  $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)") $(if $(filter 1,$(VERBOSE)),--verbose)
 # TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class]
 TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check check-class artifact test clean mutation-report demo stress bench
+.PHONY: help check-step check check-class artifact test clean mutation-report demo stress bench hint progress next reset-step restore-step watch
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -44,6 +44,24 @@ check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: ma
 
 check: $(STAMP) ## check all eight steps and all mutants
 	@$(PY) -m lab check all $(CHECK_FLAGS)
+
+hint: $(STAMP) ## the next question of step N you have not seen yet: make hint 4 (ALL=1: all of them)
+	@$(PY) -m lab hint "$(N)" --lang $(LAB_LANG) $(if $(filter 1,$(ALL)),--all)
+
+progress: $(STAMP) ## every step as not started, failing or passing, your predictions, the next step
+	@$(PY) -m lab progress --lang $(LAB_LANG)
+
+next: $(STAMP) ## the next step to do
+	@$(PY) -m lab next --lang $(LAB_LANG)
+
+reset-step: $(STAMP) ## save step N's files to .lab/backups/ and put the stub back: make reset-step 4
+	@$(PY) -m lab reset "$(N)" --lang $(LAB_LANG)
+
+restore-step: $(STAMP) ## bring the newest backup of step N back (saving the current files first)
+	@$(PY) -m lab restore "$(N)" --lang $(LAB_LANG)
+
+watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
+	@$(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
 check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
 	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants)

@@ -15,6 +15,8 @@ from lab import classroom, exercism, junit, report, results_json
 from lab.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
 from lab.implementation import UsageError, assemble, read
+from lab.learner import commands as learner
+from lab.learner.verdicts import record_check
 from lab.messages import say
 from lab.mutants import MutantError
 from lab.runner import LabBroken
@@ -53,6 +55,7 @@ def build_parser():
     check.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
     check.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
     check.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
+    check.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
     check.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
     check.add_argument("--show", choices=("all",), help="'all': show every mutant's change and catching checks before the learner predicted (instructors)")
     klass = verbs.add_parser("class", help="check every learner folder under DIR; write a table learner x step")
@@ -66,7 +69,7 @@ def build_parser():
     artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
     artifact.add_argument("--impl", default="steps")
     artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
-    for name, text in field.VERBS.items():  # listed for --help; lab/field parses their arguments
+    for name, text in {**field.VERBS, **learner.VERBS}.items():  # listed for --help; lab/field and lab/learner parse them
         verbs.add_parser(name, help=text, add_help=False)
     return parser
 
@@ -75,6 +78,8 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in field.VERBS:
         return field.main(argv)
+    if argv and argv[0] in learner.VERBS:
+        return learner.main(argv)
     arguments = build_parser().parse_args(argv)
     try:
         if arguments.verb == "artifact":
@@ -98,7 +103,8 @@ def run_check(arguments):
         strict=arguments.strict,
     )
     outcome.show_all = arguments.show == "all"
-    report.render(outcome, arguments.lang)
+    report.render(outcome, arguments.lang, verbose=arguments.verbose)
+    record_check(impl, outcome)  # make progress reads the verdicts of the learner's steps/
     for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,89 @@
+"""The learner's verbs of `python -m lab`: hint, progress, next, reset, restore and watch.
+
+lab/cli.py hands every command line that starts with one of VERBS to main(). A mistyped step
+is one line on stderr and exit status 2, never a traceback; each verb's module does the work.
+"""
+
+import argparse
+import os
+import sys
+
+from lab.course import LAB_ROOT, LANGUAGES, load_course
+from lab.implementation import UsageError
+from lab.learner.words import say
+
+USAGE = 2
+VERBS = {
+    "hint": "the next question of step N that you have not seen yet (--all: every question)",
+    "progress": "every step as not started, failing or passing, your predictions, and the next step",
+    "next": "the next step to do",
+    "reset": "save step N's files to .lab/backups/ and put the stub as shipped back",
+    "restore": "save step N's files, then bring the newest backup of step N back",
+    "watch": "check step N again whenever a file under steps/ changes (Ctrl-C stops)",
+}
+WITH_STEP = {"hint", "reset", "restore", "watch"}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser():
+    parser = OneLineParser(prog="python -m lab")
+    verbs = parser.add_subparsers(dest="verb", required=True, parser_class=OneLineParser)
+    default = os.environ.get("LAB_LANG", "en")
+    for verb, text in VERBS.items():
+        sub = verbs.add_parser(verb, help=text, description=text)
+        if verb in WITH_STEP:
+            sub.add_argument("step", nargs="?", default="")
+        sub.add_argument("--lang", choices=LANGUAGES, default=default if default in LANGUAGES else "en")
+    verbs.choices["hint"].add_argument("--all", action="store_true", help="every question of the step")
+    watch = verbs.choices["watch"]
+    watch.add_argument("--no-mutants", action="store_true")
+    watch.add_argument("--verbose", action="store_true")
+    watch.add_argument("--time-limit", default="10")
+    return parser
+
+
+def main(argv, root=LAB_ROOT):
+    try:
+        arguments = build_parser().parse_args(argv)
+        step = _step(arguments) if arguments.verb in WITH_STEP else None
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return USAGE
+    status, lines = _dispatch(arguments, step, root)
+    for line in lines:
+        print(line)
+    return status
+
+
+def _dispatch(arguments, step, root):
+    lang = arguments.lang
+    if arguments.verb == "hint":
+        from lab.learner.hint import hint
+
+        return 0, hint(step, lang, arguments.all, root)
+    if arguments.verb in ("progress", "next"):
+        from lab.learner import progress
+
+        if arguments.verb == "progress":
+            return 0, progress.progress(lang, root)
+        return 0, progress.next_lines(progress.step_states(root / "steps", lang, root)[0], lang, root)
+    if arguments.verb in ("reset", "restore"):
+        from lab.learner import reset
+
+        return getattr(reset, arguments.verb)(step, lang, root)
+    from lab.learner.watch import watch
+
+    flags = ["--time-limit", arguments.time_limit] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
+    return watch(step, flags, lang, root), []
+
+
+def _step(arguments):
+    text, course = arguments.step.strip(), load_course()
+    if text.isdigit() and 1 <= int(text) <= len(course):
+        return course[int(text) - 1]
+    verb = {"reset": "reset-step", "restore": "restore-step"}.get(arguments.verb, arguments.verb)
+    raise UsageError(say("usage", arguments.lang, verb=verb, last=len(course)))

@@ -1,0 +1,65 @@
+"""The end of the course: the completion message and the worksheet's two closing questions.
+
+The learner answers in `steps/ANSWERS.md`, created from a template with the questions when it
+is missing and never overwritten; a question counts as answered when text other than the
+template's placeholder follows its heading.
+"""
+
+from pathlib import Path
+
+from lab.learner.store import shown
+from lab.learner.words import WORDS, say
+
+ANSWERS_FILE = "ANSWERS.md"
+QUESTIONS = ("question_1", "question_2")
+
+
+def answers_path(steps_dir):
+    return Path(steps_dir) / ANSWERS_FILE
+
+
+def template():
+    """Both languages' questions, each heading followed by the placeholder to replace."""
+    parts = ["# Closing questions · 最後の問い\n"]
+    for number, key in enumerate(QUESTIONS, start=1):
+        parts.append(f"\n## {number}. {WORDS['en'][key]}\n## {number}. {WORDS['ja'][key]}\n\n")
+        parts.append(f"{WORDS['en']['answer_here']} {WORDS['ja']['answer_here']}\n")
+    return "".join(parts)
+
+
+def ensure_answers_file(steps_dir):
+    path = answers_path(steps_dir)
+    if not path.exists():
+        path.write_text(template(), encoding="utf-8")
+    return path
+
+
+def unanswered(steps_dir):
+    """How many closing questions still have no answer in the file (2 when it is missing)."""
+    path = answers_path(steps_dir)
+    if not path.is_file():
+        return len(QUESTIONS)
+    sections, current = {}, None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("## ") and line[3:4].isdigit():
+            current = line[3:4]
+            sections.setdefault(current, [])
+            continue
+        if current and line.strip():
+            sections[current].append(line.strip())
+    placeholder = f"{WORDS['en']['answer_here']} {WORDS['ja']['answer_here']}"
+    answered = sum(any(text != placeholder for text in sections.get(str(n), [])) for n in range(1, len(QUESTIONS) + 1))
+    return len(QUESTIONS) - answered
+
+
+def completion_lines(steps_dir, lang="en", root=None):
+    """The lines that close the course: congratulations, the questions, where the answers go."""
+    path = ensure_answers_file(steps_dir)
+    file = shown(path, root) if root else str(path)
+    missing = unanswered(steps_dir)
+    lines = [say("complete", lang)]
+    if not missing:
+        return lines + [say("answered", lang, file=file)]
+    lines.append(say("closing", lang, file=file))
+    lines += [f"  {n}. {say(key, lang)}" for n, key in enumerate(QUESTIONS, start=1)]
+    return lines + [say("unanswered", lang, count=missing, file=file)]

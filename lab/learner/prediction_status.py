@@ -1,0 +1,50 @@
+"""What `make progress` says about a step's prediction, from the prediction's cached run only.
+
+The predictions themselves belong to lab/predictions.py; this reads its cache and never runs a
+prediction, so that progress stays fast. A prediction not run yet says so and names the command.
+"""
+
+import json
+
+from lab.learner.words import say
+from lab.mutants import load_mutants
+
+DEFAULT_TIME_LIMIT = 10.0  # the Makefile's TIME_LIMIT: the key lab/predictions.py caches under
+
+
+def prediction_line(steps_dir, step, lang="en"):
+    """One phrase, or None where the step folder has no prediction file."""
+    try:
+        from lab import predictions
+    except ImportError:  # a lab without predictions
+        return None
+    path, text = predictions.read_prediction(steps_dir, step)
+    if text is None:
+        return None
+    if not predictions.holds_a_prediction(text):
+        return say("prediction_none", lang)
+    found = _cached(predictions, step, text, lang)
+    if found is None:
+        return say("prediction_written", lang) + f" (`make check-step {step.number}`)"
+    return say("prediction_result", lang, result=_phrase(predictions, found, lang))
+
+
+def _cached(predictions, step, text, lang):
+    mutants = [m for m in load_mutants() if m.step == step.number]
+    try:
+        cache = predictions._cache_file(predictions._key(text, mutants, DEFAULT_TIME_LIMIT, lang))
+        if not cache.is_file():
+            return None
+        found = predictions.Prediction(step.number, "", predictions.NO_PREDICTION)
+        predictions._settle(found, [predictions.Result(**r) for r in json.loads(cache.read_text(encoding="utf-8"))], mutants)
+        return found, mutants
+    except (AttributeError, OSError, TypeError, ValueError):  # their cache changed shape: say less
+        return None
+
+
+def _phrase(predictions, found, lang):
+    prediction, mutants = found
+    if prediction.status == predictions.REJECTS:
+        return say("prediction_rejects", lang)
+    key = "prediction_catches" if prediction.catches_the_snippet(mutants) else "prediction_misses"
+    return say(key, lang, caught=prediction.caught_count, count=len(mutants))

@@ -1,0 +1,81 @@
+"""`make progress` and `make next`: every step as not started, failing or passing, and what to do next.
+
+A step whose file is still the stub is not started, with nothing to run. The others take their
+verdict from lab/learner/verdicts.py; only a verdict missing for the code now in steps/ is
+checked here (the steps' checks, no mutants), then cached, so a second call answers at once.
+"""
+
+from lab.course import LAB_ROOT, load_course
+from lab.implementation import STEP_FILE
+from lab.learner import verdicts
+from lab.learner.completion import completion_lines
+from lab.learner.prediction_status import prediction_line
+from lab.learner.words import say
+from lab.pristine import is_stub
+from lab.runner import run
+from lab.targets import Target
+
+
+def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=10.0):
+    """(step -> 'not_started' or its verdict dict, the steps that had to be checked now)."""
+    course = load_course()
+    found, keys = verdicts.cached(steps_dir, root)
+    states, to_run = {}, []
+    for step in course:
+        file = steps_dir / step.dir / STEP_FILE
+        text = file.read_text(encoding="utf-8", errors="replace") if file.is_file() else ""
+        if is_stub(text, step.number):
+            states[step.number] = "not_started"
+        elif found[step.number] is None:
+            to_run.append(step.number)
+        else:
+            states[step.number] = found[step.number]
+    if to_run:
+        results = run([Target("steps", tuple(to_run), impl=str(steps_dir))], time_limit, lang)
+        verdicts.record(results, to_run, steps_dir, root, keys)
+        states.update((n, verdicts.summarize([r for r in results if r.step == n])) for n in to_run)
+    return states, to_run
+
+
+def next_step(states):
+    """The first step that does not pass yet, or None when the course is complete."""
+    return next((n for n in sorted(states) if states[n] == "not_started" or states[n]["status"] != "passed"), None)
+
+
+def progress(lang="en", root=LAB_ROOT):
+    """The lines of `make progress`."""
+    steps_dir = root / "steps"
+    states, checked = step_states(steps_dir, lang, root)
+    course = load_course()
+    lines = [say("progress_heading", lang, steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
+    for step in course:
+        state = states[step.number]
+        mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")
+        line = f"  {mark} {step.number} {step.function:<11} {_describe(state, lang)}"
+        predicted = prediction_line(steps_dir, step, lang)
+        lines.append(line + (f" · {predicted}" if predicted else ""))
+    if checked:
+        lines.append(say("computed", lang, steps=", ".join(map(str, checked))))
+    return lines + [""] + next_lines(states, lang, root)
+
+
+def next_lines(states, lang="en", root=LAB_ROOT):
+    """What to do next: the first step not passing, or the end of the course."""
+    number = next_step(states)
+    if number is None:
+        return completion_lines(root / "steps", lang, root)
+    return [say("next_step", lang, n=number, title=load_course()[number - 1].title[lang])]
+
+
+def _passes(state):
+    return state != "not_started" and state["status"] == "passed"
+
+
+def _describe(state, lang):
+    if state == "not_started":
+        return say("not_started", lang)
+    if state["status"] == "passed":
+        return say("passing", lang, count=state["count"])
+    if state.get("clause"):
+        return say("failing", lang, clause=state["clause"], passed=state["passed"], count=state["count"])
+    return say("failing_other", lang, status=state.get("check_status", ""), passed=state["passed"], count=state["count"])

@@ -1,0 +1,62 @@
+"""Each step's verdict on the learner's code, cached so that `make progress` answers at once.
+
+A verdict is recorded by every `make check-step` of the learner's steps/ and by `make progress`
+when it had to check. Its key is what decides it: the checks and the checker
+(lab.mutation.matrix.checker_digest) and the part of the learner's module that the step's checks
+can reach (lab.mutation.reach), as lab/mutation/passing.py keys its own. An edit anywhere the
+checks reach changes the key, so a cached verdict is never stale.
+"""
+
+from lab.course import LAB_ROOT, load_course
+from lab.implementation import assemble, read
+from lab.learner.store import read_json, write_json
+from lab.mutation import matrix
+from lab.mutation.reach import relevant_text
+
+CACHE_FILE = "verdicts.json"
+
+
+def keys(steps_dir):
+    """step number -> the key of its verdict for the code now in steps_dir."""
+    source = assemble(read(steps_dir))
+    checker = matrix.checker_digest()
+    return {s.number: matrix.digest(checker, "verdict", str(s.number), relevant_text(source, (s.number,))) for s in load_course()}
+
+
+def summarize(results):
+    """A step's verdict from its checks' results: status, counts, the first failing clause."""
+    failing = [r for r in results if r.status != "passed"]
+    verdict = {"count": len(results), "passed": len(results) - len(failing), "status": "passed" if results and not failing else "failing"}
+    if failing:
+        first = failing[0]
+        verdict.update(clause=(first.clauses or [""])[0], check=first.check, check_status=first.status)
+    return verdict
+
+
+def record(results, steps, steps_dir, root=LAB_ROOT, known=None):
+    """Remember the verdicts of `steps` from a run's results (only the current keys are kept)."""
+    known = known or keys(steps_dir)
+    cache = read_json(root, CACHE_FILE)
+    for number in steps:
+        own = [r for r in results if r.step == number]
+        if own:
+            cache[known[number]] = summarize(own)
+    write_json(root, CACHE_FILE, {k: cache[k] for k in known.values() if k in cache})
+
+
+def cached(steps_dir, root=LAB_ROOT):
+    """(step -> verdict or None, the keys) for the code now in steps_dir."""
+    known = keys(steps_dir)
+    cache = read_json(root, CACHE_FILE)
+    return {n: cache.get(k) for n, k in known.items()}, known
+
+
+def record_check(impl_path, outcome, root=LAB_ROOT):
+    """After `make check-step N` of the learner's own steps/: remember its steps' verdicts."""
+    steps_dir = root / "steps"
+    if impl_path.resolve() != steps_dir.resolve():
+        return
+    try:
+        record(outcome.results, outcome.steps, steps_dir, root)
+    except OSError:  # a read-only checkout: progress will check again, nothing is lost
+        pass

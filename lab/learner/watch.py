@@ -1,0 +1,43 @@
+"""`make watch N`: check step N again whenever a file of the learner's steps changes.
+
+watchfiles (maintained by the pydantic team, Rust-backed, on every platform) waits for the
+changes; each run is `python -m lab check N` in a child process, so nothing the code under test
+does can stop the watching, and the screen is cleared before each run. Ctrl-C stops with one line.
+"""
+
+import subprocess
+import sys
+
+from lab.course import LAB_ROOT
+from lab.learner.store import shown
+from lab.learner.words import say
+
+CLEAR = "\033[2J\033[H"
+WATCHED = (".py", ".md")
+
+
+def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=None):
+    """Run the check now, then after every batch of changes; 0 after Ctrl-C.
+
+    changes: an iterable of change sets (tests pass their own); default watchfiles.watch.
+    """
+    out = out or sys.stdout
+    folder = root / "steps"
+    try:
+        if changes is None:
+            import watchfiles  # imported only here: nothing else needs it
+
+            changes = watchfiles.watch(folder, watch_filter=lambda _, path: path.endswith(WATCHED), raise_interrupt=True)
+        _run(step, check_arguments, lang, folder, root, out)
+        for _ in changes:
+            _run(step, check_arguments, lang, folder, root, out)
+    except KeyboardInterrupt:
+        out.write("\n" + say("watch_stopped", lang) + "\n")
+    return 0
+
+
+def _run(step, check_arguments, lang, folder, root, out):
+    out.write(CLEAR + say("watching", lang, folder=shown(folder, root), n=step.number) + "\n\n")
+    out.flush()
+    command = [sys.executable, "-m", "lab", "check", str(step.number), "--lang", lang, *check_arguments]
+    subprocess.run(command, cwd=root, check=False)

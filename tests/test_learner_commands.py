@@ -1,0 +1,183 @@
+"""The learner's commands: hint, progress, next, reset-step, restore-step and watch, in both languages.
+
+Each works on a checkout of its own in tmp_path (root/steps), never on this lab's steps/.
+"""
+
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from learner_folders import fingerprint
+
+from lab.course import LAB_ROOT, load_course
+from lab.implementation import STEP_FILE
+from lab.learner import commands, completion, verdicts, watch
+from lab.learner.words import say
+from lab.pristine import stub_text, write_stubs
+
+COURSE = load_course()
+STEP4 = COURSE[3]
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A learner's checkout: steps 1-3 done with the reference, 4-8 still stubs."""
+    steps = write_stubs(tmp_path / "steps")
+    for step in COURSE[:3]:
+        shutil.copy(LAB_ROOT / "solutions" / step.dir / STEP_FILE, steps / step.dir / STEP_FILE)
+    return tmp_path
+
+
+def lab(root, *argv, capsys):
+    status = commands.main(list(argv), root=root)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_hint_gives_one_unseen_question_at_a_time_then_stays_on_the_last(checkout, capsys, lang):
+    questions = STEP4.hints[lang]
+    shown = [lab(checkout, "hint", "4", "--lang", lang, capsys=capsys)[1] for _ in range(len(questions) + 1)]
+    for index, out in enumerate(shown[: len(questions)]):
+        assert questions[index] in out
+        assert all(q not in out for q in questions if q != questions[index])
+    assert questions[-1] in shown[-1]
+    assert say("hint_last", lang, n=4) in shown[-1]
+    assert (checkout / ".lab" / "hints.json").is_file()
+
+
+def test_hint_all_lists_every_question_and_remembers_nothing(checkout, capsys):
+    status, out, _ = lab(checkout, "hint", "4", "--all", capsys=capsys)
+    assert status == 0 and all(q in out for q in STEP4.hints["en"])
+    assert not (checkout / ".lab" / "hints.json").exists()
+
+
+@pytest.mark.parametrize("argv", [["hint"], ["hint", "9"], ["reset", "x"], ["watch", "0"]])
+def test_a_mistyped_step_is_one_line_and_status_2(checkout, capsys, argv):
+    status, out, err = lab(checkout, *argv, capsys=capsys)
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_progress_shows_each_state_and_the_next_step_then_answers_from_the_cache_in_under_a_second(checkout, capsys, lang):
+    broken = checkout / "steps" / STEP4.dir / STEP_FILE
+    broken.write_text((LAB_ROOT / "solutions" / STEP4.dir / STEP_FILE).read_text().replace("row[0] > now", "row[0] >= now"))
+    status, first, _ = lab(checkout, "progress", "--lang", lang, capsys=capsys)
+    assert status == 0
+    assert say("computed", lang, steps="1, 2, 3, 4") in first
+    assert say("passing", lang, count=len(_results_of(checkout, 1))) in first
+    lines = {line.split()[1]: line for line in first.splitlines() if line.startswith("  ") and line.split()[1].isdigit()}
+    assert "C4." in lines["4"] and "✘" in lines["4"]
+    assert say("not_started", lang) in lines["5"]
+    assert say("next_step", lang, n=4, title=STEP4.title[lang]) in first
+    started = time.perf_counter()
+    status, again, _ = lab(checkout, "progress", "--lang", lang, capsys=capsys)
+    assert time.perf_counter() - started < 1.0
+    assert again == first.replace(say("computed", lang, steps="1, 2, 3, 4") + "\n", "")
+
+
+def _results_of(root, number):
+    found, _ = verdicts.cached(root / "steps", root)
+    return range(found[number]["count"])
+
+
+def test_a_cached_verdict_is_never_stale_after_an_edit(checkout, capsys):
+    lab(checkout, "progress", capsys=capsys)
+    step2 = checkout / "steps" / COURSE[1].dir / STEP_FILE
+    step2.write_text(step2.read_text().replace("INSERT OR IGNORE", "INSERT OR REPLACE"))
+    _, out, _ = lab(checkout, "progress", capsys=capsys)
+    assert say("computed", "en", steps="2, 3") in out or say("computed", "en", steps="2") in out
+    assert "✘ 2" in out
+
+
+def test_next_names_the_first_step_that_does_not_pass(checkout, capsys):
+    status, out, _ = lab(checkout, "next", "--lang", "ja", capsys=capsys)
+    assert status == 0 and out.strip() == say("next_step", "ja", n=4, title=STEP4.title["ja"])
+
+
+def test_when_all_eight_pass_the_course_is_complete_and_the_answers_file_is_kept(tmp_path, capsys):
+    shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps", ignore=shutil.ignore_patterns("__pycache__"))
+    _, out, _ = lab(tmp_path, "progress", capsys=capsys)
+    answers = tmp_path / "steps" / completion.ANSWERS_FILE
+    assert say("complete", "en") in out and say("question_1", "en") in out and say("question_2", "en") in out
+    assert say("unanswered", "en", count=2, file="steps/ANSWERS.md") in out
+    assert say("question_1", "ja") in answers.read_text()
+    answers.write_text(answers.read_text().replace(say("answer_here", "en") + " " + say("answer_here", "ja"), "Because every later step keeps running them.", 1))
+    _, out, _ = lab(tmp_path, "progress", "--lang", "ja", capsys=capsys)
+    assert say("unanswered", "ja", count=1, file="steps/ANSWERS.md") in out
+    written = answers.read_text() + "\n(and) the clock is the caller's.\n"
+    answers.write_text(written)
+    _, out, _ = lab(tmp_path, "progress", capsys=capsys)
+    assert say("answered", "en", file="steps/ANSWERS.md") in out
+    assert answers.read_text() == written  # never overwritten
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_reset_saves_every_file_then_restores_the_stub_and_restore_brings_it_back(checkout, capsys, lang):
+    folder = checkout / "steps" / COURSE[2].dir
+    (folder / "prediction.py").write_text("def test_my_prediction(lease, db):\n    assert lease.state(db, 'x') is None\n")
+    before = fingerprint(folder)
+    status, out, _ = lab(checkout, "reset", "3", "--lang", lang, capsys=capsys)
+    assert status == 0 and ".lab/backups/03-state/" in out
+    assert (folder / STEP_FILE).read_text() == stub_text(COURSE[2])
+    backup = next((checkout / ".lab" / "backups" / "03-state").iterdir())
+    assert fingerprint(backup) == {k: v for k, v in before.items() if k in (STEP_FILE, "prediction.py")}
+    status, out, _ = lab(checkout, "reset", "3", "--lang", lang, capsys=capsys)
+    assert out.strip() == say("already_stub", lang, n=3)
+    status, out, _ = lab(checkout, "restore", "3", "--lang", lang, capsys=capsys)
+    assert status == 0 and fingerprint(folder) == before
+    saved = sorted((checkout / ".lab" / "backups" / "03-state").iterdir())
+    assert len(saved) == 2  # the stub that was in place is kept too: nothing is ever lost
+    assert (saved[-1] / STEP_FILE).read_text() == stub_text(COURSE[2])
+
+
+def test_restore_without_a_backup_says_so(checkout, capsys):
+    status, out, _ = lab(checkout, "restore", "5", capsys=capsys)
+    assert status == 1 and "05-renew" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_on_ctrl_c(checkout, monkeypatch, lang, capsys):
+    runs = []
+    monkeypatch.setattr(watch.subprocess, "run", lambda command, **_: runs.append(command))
+
+    def changes():
+        yield {("modified", "steps/04-claim/step.py")}
+        raise KeyboardInterrupt
+
+    assert watch.watch(STEP4, ["--no-mutants"], lang, checkout, changes()) == 0
+    out = capsys.readouterr().out
+    assert len(runs) == 2 and runs[0][1:5] == ["-m", "lab", "check", "4"] and "--no-mutants" in runs[0]
+    assert out.count(watch.CLEAR) == 2 and out.rstrip().endswith(say("watch_stopped", lang))
+    assert "Traceback" not in out
+
+
+def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys):
+    import watchfiles
+
+    runs = []
+    monkeypatch.setattr(watch.subprocess, "run", lambda command, **_: runs.append(command))
+    target = checkout / "steps" / STEP4.dir / STEP_FILE
+    changes = watchfiles.watch(checkout / "steps", stop_event=None, rust_timeout=3000, yield_on_timeout=True)
+
+    def one_change():
+        target.write_text(target.read_text() + "\n")
+        for batch in changes:
+            yield batch
+            raise KeyboardInterrupt
+
+    assert watch.watch(STEP4, [], "en", checkout, one_change()) == 0
+    assert len(runs) == 2
+
+
+def test_make_knows_every_learner_target_with_a_help_line():
+    listed = subprocess.run(["make", "-s", "help"], cwd=LAB_ROOT, capture_output=True, text=True).stdout
+    for target in ("hint", "progress", "next", "reset-step", "restore-step", "watch"):
+        assert any(line.split()[0] == target for line in listed.splitlines()), target
+
+
+def test_python_m_lab_hint_prints_in_japanese(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "lab", "hint", "1", "--all", "--lang", "ja"], cwd=LAB_ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and COURSE[0].hints["ja"][0] in done.stdout
