@@ -3,7 +3,9 @@
 from rich.console import Console
 from rich.markup import escape
 
-from lab.course import load_course
+from lab.course import LAB_ROOT, load_course
+from lab.learner.completion import completion_lines
+from lab.learner.diff import marked
 
 WORDS = {
     "en": {
@@ -31,7 +33,8 @@ WORDS = {
         "passes": "step {n} passes ({count} checks)",
         "fails": "step {n}: {passed} of {count} checks pass",
         "all_pass": "All checks of step(s) {steps} pass.",
-        "next": "Stuck on step {n}? Ask yourself:",
+        "next": "Stuck on step {n}? `make hint {n}` asks one question at a time.",
+        "folded": "all {count} checks pass",
         "all_checks": "all {count} checks of this step:",
         "lab_broken": "The lab itself is broken:",
         "status": {"passed": "✔", "failed": "✘", "error": "✘", "not_implemented": "…", "timeout": "⏱", "crashed": "💥"},
@@ -61,7 +64,8 @@ WORDS = {
         "passes": "ステップ {n} は合格 ({count} 件)",
         "fails": "ステップ {n}: {count} 件中 {passed} 件が合格",
         "all_pass": "ステップ {steps} のすべての検査に合格しました。",
-        "next": "ステップ {n} で行き詰まったら、自分に問いかけてみましょう:",
+        "next": "ステップ {n} で行き詰まったら、`make hint {n}` が 1 つずつ問いかけます。",
+        "folded": "{count} 件すべて合格",
         "all_checks": "このステップの {count} 件すべての検査:",
         "lab_broken": "ラボ自体に問題があります:",
         "status": {"passed": "✔", "failed": "✘", "error": "✘", "not_implemented": "…", "timeout": "⏱", "crashed": "💥"},
@@ -74,7 +78,8 @@ def span(steps):
     return f"{steps[0]}-{steps[-1]}" if len(steps) > 1 else str(steps[0])
 
 
-def render(outcome, lang="en", console=None):
+def render(outcome, lang="en", console=None, verbose=False):
+    """verbose: every check of every step; otherwise a passing step is one line."""
     console = console or Console(highlight=False, soft_wrap=True)
     words = WORDS[lang]
     course = load_course()
@@ -86,7 +91,7 @@ def render(outcome, lang="en", console=None):
         heading = escape(words["step"].format(n=number, function=step.function, title=step.title[lang]))
         console.print()
         console.print(f"[bold]{heading}[/]")
-        _render_checks(console, words, step, outcome.step_results(number), clauses, outcome.impl)
+        _render_checks(console, words, step, outcome.step_results(number), clauses, outcome.impl, lang, verbose)
         verdicts = [v for v in outcome.verdicts if v.mutant.step == number]
         if verdicts:
             console.print(f"  [bold]{escape(words['mutants'].format(n=number))}[/]")
@@ -101,14 +106,17 @@ def render(outcome, lang="en", console=None):
                 console.print(f"  [dim]{escape(words['hidden'].format(n=number, file=file))}[/]")
             for verdict in verdicts:
                 _render_mutant(console, words, verdict, clauses, lang, prediction, reveal)
-    _render_summary(console, words, outcome, lang)
+    _render_summary(console, words, outcome, lang, verbose)
 
 
-def _render_checks(console, words, step, results, clauses, impl):
+def _render_checks(console, words, step, results, clauses, impl, lang="en", verbose=True):
     waiting = [r for r in results if r.status == "not_implemented"]
     if results and len(waiting) == len(results):
         file = impl if impl.endswith(".py") else f"{impl}/{step.dir}/step.py"
         console.print(f"  [yellow]… {escape(words['not_implemented'].format(file=file, count=len(waiting)))}[/]")
+        return
+    if results and not verbose and all(r.status == "passed" for r in results):
+        console.print(f"  [green]✔[/] {escape(words['folded'].format(count=len(results)))}")
         return
     if len(results) > 1 and len({(r.status, r.message) for r in results}) == 1 and results[0].status != "passed":
         # One cause for every check of the step (a file that does not load): say it once.
@@ -122,7 +130,7 @@ def _render_checks(console, words, step, results, clauses, impl):
         style = STYLES[result.status]
         console.print(f"  [{style}]{mark}[/] {' '.join(result.clauses)}  {result.check}")
         if result.status != "passed":
-            for line in result.message.splitlines():
+            for line in marked(result.message, lang):
                 console.print(f"      {escape(line)}")
             for clause in result.clauses:
                 if clause in clauses:
@@ -173,23 +181,21 @@ def _render_mutant(console, words, verdict, clauses, lang, prediction=None, reve
         console.print(f"        [dim]{words['still_passes']}: {', '.join(verdict.passed_by)}[/]")
 
 
-def _render_summary(console, words, outcome, lang):
+def _render_summary(console, words, outcome, lang, verbose=True):
     console.print()
-    first_failing = None
+    failing = [n for n in outcome.steps if not outcome.step_passes(n)]
     for number in outcome.steps:
         results = outcome.step_results(number)
         passed = sum(r.status == "passed" for r in results)
-        if outcome.step_passes(number):
+        if number not in failing:
             console.print(f"[green]✔ {escape(words['passes'].format(n=number, count=len(results)))}[/]")
         else:
-            first_failing = first_failing or number
             console.print(f"[red]✘ {escape(words['fails'].format(n=number, passed=passed, count=len(results)))}[/]")
-    if first_failing is None:
+    if not failing:
         console.print(f"[green bold]{escape(words['all_pass'].format(steps=span(outcome.steps)))}[/]")
+        _render_completion(console, outcome, lang)
     else:
-        console.print(f"\n[bold]{escape(words['next'].format(n=first_failing))}[/]")
-        for number, hint in enumerate(load_course()[first_failing - 1].hints[lang], start=1):
-            console.print(f"  {number}. {escape(hint)}")
+        console.print(f"\n[bold]{escape(words['next'].format(n=failing[0]))}[/]")
     if outcome.lab_problems or any(v.survived for v in outcome.verdicts):
         console.print(f"\n[red bold]{escape(words['lab_broken'])}[/]")
         for problem in outcome.lab_problems:
@@ -197,3 +203,13 @@ def _render_summary(console, words, outcome, lang):
         for verdict in outcome.verdicts:
             if verdict.survived:
                 console.print(f"  {words['survived']}: {verdict.mutant.id}")
+
+
+def _render_completion(console, outcome, lang):
+    """After the learner's own steps/ pass all eight steps: the end of the course."""
+    steps_dir = LAB_ROOT / "steps"
+    if len(outcome.steps) != len(load_course()) or (LAB_ROOT / outcome.impl).resolve() != steps_dir.resolve():
+        return
+    console.print()
+    for line in completion_lines(steps_dir, lang, LAB_ROOT):
+        console.print(f"[bold]{escape(line)}[/]")

@@ -41,7 +41,7 @@ def test_the_stubs_report_says_not_implemented_plainly_without_a_traceback(stubs
     assert done.returncode == SOME_FAIL
     assert f"not implemented yet: {stubs}/01-init-db/step.py" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
-    assert "What does CREATE TABLE do" in done.stdout  # the step's first hint
+    assert "`make hint 1`" in done.stdout  # the command that asks the step's questions one at a time
 
 
 def test_the_report_is_in_japanese_on_request(stubs):

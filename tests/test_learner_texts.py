@@ -1,0 +1,167 @@
+"""Every learner-facing text in both languages, no English left in a Japanese report, the folded
+report, the marked differences, and mutant verdicts computed once for every language and command."""
+
+import io
+import re
+import shutil
+import string
+
+import pytest
+from rich.console import Console
+
+from lab import classroom, kill_matrix, messages, report
+from lab.check import check
+from lab.course import LAB_ROOT, load_course
+from lab.learner import words as learner_words
+from lab.learner.diff import marked
+from lab.mutants import load_mutants
+from lab.runner import Result
+
+CATALOGUES = {
+    "lab/messages.py MESSAGES": messages.MESSAGES,
+    "lab/report.py WORDS": report.WORDS,
+    "lab/classroom.py WORDS": classroom.WORDS,
+    "lab/learner/words.py WORDS": learner_words.WORDS,
+}
+
+
+GRAMMAR_ONLY = {"s"}  # English plural endings ("step{s}"): Japanese has none
+
+
+def _placeholders(text):
+    return sorted({name for _, name, _, _ in string.Formatter().parse(text) if name} - GRAMMAR_ONLY)
+
+
+def _flat(catalogue, prefix=""):
+    for key, value in catalogue.items():
+        if isinstance(value, dict):
+            yield from _flat(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+@pytest.mark.parametrize("name", CATALOGUES)
+def test_every_text_exists_in_english_and_japanese_with_the_same_placeholders(name):
+    english, japanese = dict(_flat(CATALOGUES[name]["en"])), dict(_flat(CATALOGUES[name]["ja"]))
+    assert english.keys() == japanese.keys()
+    for key in english:
+        assert _placeholders(english[key]) == _placeholders(japanese[key]), (name, key)
+        assert japanese[key] != english[key] or not re.search(r"[a-z]{3}", english[key]), (name, key)
+
+
+def test_every_step_title_and_hint_is_in_both_languages():
+    for step in load_course():
+        assert set(step.title) == set(step.hints) == {"en", "ja"}
+        assert len(step.hints["en"]) == len(step.hints["ja"])
+
+
+# Words a Japanese report may hold in Latin letters: the contract's own names (columns, arguments,
+# functions), Python's constants and exceptions, and the terms the course keeps in English.
+ALLOWED = {
+    "id", "owner", "until", "fence", "result", "done", "now", "ttl", "job", "jobs", "db", "path", "owners",
+    "lease", "state", "claim", "renew", "complete", "release", "enqueue", "None", "True", "False",
+    "ValueError", "NotImplementedError", "ThreadPoolExecutor", "sqlite", "fencing", "token", "make", "hint",
+    "exactly", "once", "all", "dict", "list", "steps",
+}
+# Produced by checks/ (which this side of the lab does not edit), reported to the lead:
+# checks/test_04_claim.py writes f"{called} on {before}" and checks/test_01_init_db.py "init_db(db), then INSERT ...".
+PENDING_IN_CHECKS = {"on", "then"}
+CODE = [r"`[^`]*`", r"「[^」]*」", r"'[^'\n]*'", r'"[^"\n]*"']
+
+
+def english_words(text):
+    """The Latin-letter words of a report that are not code, names or identifiers."""
+    found = set()
+    for line in text.splitlines():
+        if re.match(r"\s*[-+] ", line):  # a diff of code or of values
+            continue
+        for pattern in CODE:
+            line = re.sub(pattern, " ", line)
+        for token in line.split():
+            if re.search(r"[_()=/.\[\]{}<>:\d-]", token):  # calls, paths, clause and mutant ids, values
+                continue
+            found |= {w for w in re.findall(r"[A-Za-z]+", token) if not w.isupper() and w not in ALLOWED}
+    return found
+
+
+@pytest.fixture(scope="module")
+def failing_run(tmp_path_factory):
+    """Steps 1-4 of the reference with two bugs: a column without its default, a boundary off by one."""
+    steps = tmp_path_factory.mktemp("learner") / "steps"
+    shutil.copytree(LAB_ROOT / "solutions", steps, ignore=shutil.ignore_patterns("__pycache__"))
+    init = steps / "01-init-db" / "step.py"
+    init.write_text(init.read_text().replace("until REAL NOT NULL DEFAULT 0", "until REAL"))
+    claim = steps / "04-claim" / "step.py"
+    claim.write_text(claim.read_text().replace("row[0] > now", "row[0] >= now"))
+    return {lang: check(steps, (1, 2, 3, 4), (4,), lang=lang, impl_label="steps") for lang in ("en", "ja")}
+
+
+def rendered(outcome, lang, verbose=False):
+    out = io.StringIO()
+    report.render(outcome, lang, Console(file=out, width=300, color_system=None, highlight=False), verbose=verbose)
+    return out.getvalue()
+
+
+def test_no_english_word_is_left_in_the_japanese_report(failing_run):
+    text = rendered(failing_run["ja"], "ja", verbose=True)
+    assert "✘" in text and "違い" in text
+    assert english_words(text) - PENDING_IN_CHECKS == set()
+
+
+def test_the_allow_list_does_find_english_in_the_english_report(failing_run):
+    assert {"Stuck", "checks", "pass"} <= english_words(rendered(failing_run["en"], "en"))
+
+
+def test_a_schema_mismatch_marks_the_one_differing_column(failing_run):
+    text = rendered(failing_run["en"], "en")
+    assert "- ('until', 'REAL', 1, '0', 0)" in text and "+ ('until', 'REAL', 0, None, 0)" in text
+    assert "(5 equal items not shown)" in text
+    assert "('fence', 'INTEGER', 1, '0', 0), ('result'" not in text  # the long lists are gone
+
+
+def test_marked_lists_dict_keys_that_differ_and_leaves_other_messages_alone():
+    message = "called:   state(db, 'job')\ngot:      {'id': 'job', 'fence': 1, 'done': 0}\nexpected: {'id': 'job', 'fence': 2, 'done': 0}"
+    assert marked(message)[-3:] == ["what differs (- expected, + got):", "  - 'fence': 2", "  + 'fence': 1"]
+    plain = "called:   claim(db)\ngot:      None\nexpected: 2: the lease expired"
+    assert marked(plain) == plain.splitlines()
+    assert marked("got:      [1, 2]\nexpected: [1, 2]") == ["got:      [1, 2]", "expected: [1, 2]"]
+
+
+def _result(step, status="passed", check="test_x"):
+    return Result(f"n{step}{check}", check, "steps", step, [f"C{step}.1"], status, "" if status == "passed" else "called:   f()\ngot:      1\nexpected: 2", 0.0)
+
+
+def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
+    from lab.check import CheckRun
+
+    results = [_result(s, check=f"test_{s}_{i}") for s in range(1, 9) for i in range(12)]
+    outcome = CheckRun(tuple(range(1, 9)), "solutions", results)
+    short, full = rendered(outcome, "en"), rendered(outcome, "en", verbose=True)
+    assert "all 12 checks pass" in short and "test_3_7" not in short
+    assert len(short.splitlines()) <= 40  # one screen: the mutant section aside
+    assert "test_3_7" in full and len(full.splitlines()) > 96
+    failing = CheckRun((1, 2), "steps", results[:12] + [_result(2, "failed", "test_bad")])
+    text = rendered(failing, "en")
+    assert "step 1 passes (12 checks)" in text and "test_bad" in text and "`make hint 2`" in text
+
+
+def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_path, monkeypatch):
+    ran = []
+
+    def fake(mutants, time_limit, lang):
+        ran.extend(m.id for m in mutants)
+        return [Result(f"{m.id}::t", "t", m.id, m.step, [], "failed", f"message in {lang}", 0.1) for m in mutants]
+
+    monkeypatch.setattr(kill_matrix, "CACHE_DIR", tmp_path)
+    monkeypatch.setattr(kill_matrix, "_run_in_parallel", fake)
+    step4 = [m for m in load_mutants() if m.step == 4]
+    every = load_mutants()
+    first, cached = kill_matrix.results(step4, lang="en")
+    assert not cached and sorted(ran) == sorted(m.id for m in step4)
+    again, cached = kill_matrix.results(step4, lang="ja")
+    assert cached and again == first and len(ran) == len(step4)
+    _, cached = kill_matrix.results(every, lang="ja")  # make check after make check-step 4
+    assert not cached and len(ran) == len(every)  # only the other steps' mutants ran
+    _, cached = kill_matrix.results(every, lang="en")
+    assert cached and len(ran) == len(every)
+    assert all(r.message == "" for r in first)  # stored without the words of either language
