@@ -61,7 +61,7 @@ restore-step: $(STAMP) ## bring the newest backup of step N back (saving the cur
 	@$(PY) -m lab restore "$(N)" --lang $(LAB_LANG)
 
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
-	@$(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
+	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
 check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
 	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants)

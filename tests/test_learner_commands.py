@@ -141,7 +141,7 @@ def test_restore_without_a_backup_says_so(checkout, capsys):
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_on_ctrl_c(checkout, monkeypatch, lang, capsys):
     runs = []
-    monkeypatch.setattr(watch.subprocess, "run", lambda command, **_: runs.append(command))
+    monkeypatch.setattr(watch, "run_check", lambda command, root: runs.append(command))
 
     def changes():
         yield {("modified", "steps/04-claim/step.py")}
@@ -158,7 +158,7 @@ def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys)
     import watchfiles
 
     runs = []
-    monkeypatch.setattr(watch.subprocess, "run", lambda command, **_: runs.append(command))
+    monkeypatch.setattr(watch, "run_check", lambda command, root: runs.append(command))
     target = checkout / "steps" / STEP4.dir / STEP_FILE
     changes = watchfiles.watch(checkout / "steps", stop_event=None, rust_timeout=3000, yield_on_timeout=True)
 

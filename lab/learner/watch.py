@@ -2,11 +2,16 @@
 
 watchfiles (maintained by the pydantic team, Rust-backed, on every platform) waits for the
 changes; each run is `python -m lab check N` in a child process, so nothing the code under test
-does can stop the watching, and the screen is cleared before each run. Ctrl-C stops with one line.
+does can stop the watching, and the screen is cleared before each run. Ctrl-C stops with one line:
+the check runs in a session of its own, so the terminal's Ctrl-C reaches only the watcher, which
+then interrupts the check and drops what the interrupted check wrote to stderr (its traceback).
 """
 
+import os
+import signal
 import subprocess
 import sys
+import tempfile
 
 from lab.course import LAB_ROOT
 from lab.learner.store import shown
@@ -40,4 +45,21 @@ def _run(step, check_arguments, lang, folder, root, out):
     out.write(CLEAR + say("watching", lang, folder=shown(folder, root), n=step.number) + "\n\n")
     out.flush()
     command = [sys.executable, "-m", "lab", "check", str(step.number), "--lang", lang, *check_arguments]
-    subprocess.run(command, cwd=root, check=False)
+    run_check(command, root)
+
+
+def run_check(command, root):
+    """Run one check to its end, its stderr shown after it; on Ctrl-C, interrupt it quietly."""
+    with tempfile.TemporaryFile() as stderr:
+        child = subprocess.Popen(command, cwd=root, stderr=stderr, start_new_session=True)
+        try:
+            child.wait()
+        except KeyboardInterrupt:
+            os.kill(child.pid, signal.SIGINT)  # its own clean-up runs: scratch folders are removed
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+            raise
+        stderr.seek(0)
+        sys.stderr.write(stderr.read().decode(errors="replace"))
