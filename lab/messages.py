@@ -28,6 +28,8 @@ MESSAGES = {
         "at": " (at {file}, line {line})",
         "call_raised": "called {call}; it raised {kind}: {error}",
         "not_run_after_timeouts": "not run: {count} checks of this step already ran out of time",
+        "prediction_cannot_run": "your prediction could not run:\n{error}",
+        "prediction_needs_lease": "{test} takes no `lease`: write it as def test_my_prediction(lease, db):",
     },
     "ja": {
         "step_usage": "使い方: make check-step N   (N は 1 から {last} までのステップ番号。例: make check-step 4、または N=4)",
@@ -52,6 +54,8 @@ MESSAGES = {
         "at": " ({file} の {line} 行目)",
         "call_raised": "呼び出し {call} が {kind} を送出しました: {error}",
         "not_run_after_timeouts": "未実行: このステップの検査ですでに {count} 件が時間切れになりました",
+        "prediction_cannot_run": "予想を実行できませんでした:\n{error}",
+        "prediction_needs_lease": "{test} が `lease` を受け取っていません。def test_my_prediction(lease, db): と書いてください",
     },
 }
 

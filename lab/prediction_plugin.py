@@ -16,6 +16,7 @@ import pytest
 from lab.course import LAB_ROOT, load_course
 from lab.messages import say
 from lab.outcomes import LoadFailure
+from lab.recorder import emit
 from lab.targets import Plan
 
 
@@ -58,3 +59,41 @@ def lease(request):
         function = load_course()[step - 1].function
         raise LoadFailure(say("cannot_check", PLAN.lang, step=step, problem=loaded.problems[step], function=function))
     return loaded.module
+
+
+# A prediction that cannot be collected, or takes no `lease`, is the learner's problem, never the
+# lab's: each target gets an error result for it instead of a run that could not start.
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    report = yield
+    if report.failed and FILE_NAME.search(collector.path.name):
+        lines = [line for line in report.longreprtext.splitlines() if line.strip()]
+        _fail_every_target(collector.path, say("prediction_cannot_run", PLAN.lang, error="\n".join(lines[-6:])))
+    return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    unparametrised = [item for item in items if not hasattr(item, "callspec")]
+    for item in unparametrised:
+        _fail_every_target(Path(str(item.path)), say("prediction_needs_lease", PLAN.lang, test=item.name))
+    if unparametrised:
+        config.hook.pytest_deselected(items=unparametrised)
+        items[:] = [item for item in items if item not in unparametrised]
+
+
+def _fail_every_target(path, message):
+    found = FILE_NAME.search(path.name)
+    if not found:
+        return
+    step = int(found[1])
+    settled = [
+        {"nodeid": f"{path.name}::test_my_prediction[{target.id}]", "check": "test_my_prediction", "target": target.id, "step": step, "clauses": []}
+        for target in PLAN.targets
+        if step in target.steps
+    ]
+    emit(event="collected", items=settled)
+    for item in settled:
+        emit(event="result", **item, status="error", message=message, duration=0.0)

@@ -20,8 +20,9 @@ from pathlib import Path
 from lab import kill_matrix
 from lab.course import load_course
 from lab.implementation import display_path
+from lab.messages import say
 from lab.mutants import SOLUTIONS_DIR, load_mutants
-from lab.runner import Result, run
+from lab.runner import LabBroken, Result, run
 from lab.targets import Target
 
 PREDICTION_FILE = "prediction.py"
@@ -122,7 +123,10 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
         else:
             to_run[number] = (prediction, text, mutants, cached)
     if to_run:
-        results = _run(to_run, time_limit, lang)
+        try:
+            results = _run(to_run, time_limit, lang)
+        except LabBroken as error:  # whatever stopped pytest came from the learner's files
+            results = [_broken(number, error, lang) for number in to_run]
         for number, (prediction, _, mutants, cached) in to_run.items():
             own = [r for r in results if r.step == number]
             _settle(prediction, own, mutants)
@@ -147,17 +151,27 @@ def _run(to_run, time_limit, lang):
     """Every prediction against the reference and its step's mutants, in one protected run."""
     scratch = Path(tempfile.mkdtemp(prefix="lease-lab-predictions-"))
     try:
-        files, targets = [], []
-        for number, (_, text, mutants, _) in to_run.items():
+        files, targets, shown = [], [], {}
+        for number, (prediction, text, mutants, _) in to_run.items():
             file = scratch / f"test_prediction_{number:02d}.py"
             file.write_text(text, encoding="utf-8")
             files.append(str(file))
+            shown[str(file)] = prediction.file
             targets.append(Target(f"{REFERENCE}-{number}", (number,), impl=str(SOLUTIONS_DIR)))
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
         # Assertion rewriting for the learner's asserts (the checks write their own messages).
-        return run(targets, time_limit, lang, arguments=["--assert=rewrite", "-p", PLUGIN, *files])
+        results = run(targets, time_limit, lang, arguments=["--assert=rewrite", "-p", PLUGIN, *files])
+        for result in results:  # the learner's file, not its copy, in every message
+            for copy, original in shown.items():
+                result.message = result.message.replace(copy, original)
+        return results
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _broken(number, error, lang):
+    message = say("prediction_cannot_run", lang, error=str(error).strip()[-800:])
+    return Result("", "test_my_prediction", f"{REFERENCE}-{number}", number, [], "error", message, 0.0)
 
 
 def _settle(prediction, results, mutants):

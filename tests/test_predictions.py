@@ -215,3 +215,19 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     assert [p["caught"] for p in learner["predictions"] if p["step"] == 4] == [ada.caught_count]
     japanese = classroom.table(outcome, "ja")
     assert japanese[0][-2] == "予想" and f"{total} 件中 {ada.caught_count} 件" in japanese[1][-2]
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("def test_my_prediction(lease, db:\n    pass\n", "SyntaxError"),
+        ("undefined_name\n\ndef test_my_prediction(lease, db):\n    assert db\n", "NameError: name 'undefined_name' is not defined"),
+        ("def test_my_prediction(db):\n    assert db\n", "takes no `lease`"),
+    ],
+    ids=["syntax-error", "error-at-import", "no-lease"],
+)
+def test_a_prediction_that_cannot_run_is_the_learners_problem_never_the_labs(tmp_path, text, shown):
+    folder = steps_with(tmp_path / "s", text, solutions=False)
+    (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
+    assert found.status == predictions.REJECTS and shown in found.message and found.caught_count == 0
+    assert "lease-lab-predictions" not in found.message  # the learner's file is named, not its copy
