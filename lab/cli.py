@@ -16,7 +16,7 @@ from lab.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
 from lab.implementation import UsageError, assemble, read
 from lab.learner import commands as learner
-from lab.learner.verdicts import record_check
+from lab.learner.verdicts import keys_before_check, record_check
 from lab.messages import say
 from lab.mutants import MutantError
 from lab.runner import LabBroken
@@ -98,13 +98,14 @@ def main(argv=None):
 def run_check(arguments):
     steps, mutant_steps = parse_steps(arguments.step.strip(), arguments.lang)
     impl = resolve_impl(arguments.impl, arguments.lang)
+    known = keys_before_check(impl)  # make progress reads the verdicts of the learner's steps/
     outcome = checking.check(
         impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl,
         strict=arguments.strict,
     )
     outcome.show_all = arguments.show == "all"
     report.render(outcome, arguments.lang, verbose=arguments.verbose)
-    record_check(impl, outcome)  # make progress reads the verdicts of the learner's steps/
+    record_check(known, outcome)
     for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -181,3 +181,17 @@ def test_make_knows_every_learner_target_with_a_help_line():
 def test_python_m_lab_hint_prints_in_japanese(tmp_path):
     done = subprocess.run([sys.executable, "-m", "lab", "hint", "1", "--all", "--lang", "ja"], cwd=LAB_ROOT, capture_output=True, text=True)
     assert done.returncode == 0 and COURSE[0].hints["ja"][0] in done.stdout
+
+
+def test_a_check_step_records_verdicts_under_the_code_it_checked_never_under_a_later_edit(checkout):
+    from lab.check import check
+
+    steps = checkout / "steps"
+    known = verdicts.keys_before_check(steps, checkout)
+    outcome = check(steps, (1, 2), (), impl_label="steps")
+    state = steps / COURSE[1].dir / STEP_FILE
+    verdicts.record_check(known, outcome, checkout)
+    assert verdicts.cached(steps, checkout)[0][2]["status"] == "passed"
+    state.write_text(state.read_text() + "\nSAVED_WHILE_THE_CHECK_RAN = True\n")
+    assert verdicts.cached(steps, checkout)[0][2] is None
+    assert verdicts.keys_before_check(LAB_ROOT / "solutions", checkout) is None

@@ -7,6 +7,8 @@ can reach (lab.mutation.reach), as lab/mutation/passing.py keys its own. An edit
 checks reach changes the key, so a cached verdict is never stale.
 """
 
+from pathlib import Path
+
 from lab.course import LAB_ROOT, load_course
 from lab.implementation import assemble, read
 from lab.learner.store import read_json, write_json
@@ -51,12 +53,18 @@ def cached(steps_dir, root=LAB_ROOT):
     return {n: cache.get(k) for n, k in known.items()}, known
 
 
-def record_check(impl_path, outcome, root=LAB_ROOT):
-    """After `make check-step N` of the learner's own steps/: remember its steps' verdicts."""
+def keys_before_check(impl_path, root=LAB_ROOT):
+    """The keys of the code about to be checked, when it is the learner's own steps/ (else None):
+    taken before the run, so that an edit saved during it is never credited with its verdict."""
     steps_dir = root / "steps"
-    if impl_path.resolve() != steps_dir.resolve():
+    return keys(steps_dir) if Path(impl_path).resolve() == steps_dir.resolve() else None
+
+
+def record_check(known, outcome, root=LAB_ROOT):
+    """After `make check-step N` of the learner's own steps/: remember its steps' verdicts."""
+    if known is None:
         return
     try:
-        record(outcome.results, outcome.steps, steps_dir, root)
+        record(outcome.results, outcome.steps, root / "steps", root, known)
     except OSError:  # a read-only checkout: progress will check again, nothing is lost
         pass
