@@ -109,7 +109,8 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
     for number in steps:
         step = course[number - 1]
         path, text = read_prediction(impl, step)
-        shown = display_path(path) if path else ""  # a one-file implementation has no prediction
+        # Only where the lab shipped a prediction file (steps/, not solutions/ or one .py file).
+        shown = display_path(path) if path and path.is_file() else ""
         prediction = Prediction(number, shown, NO_PREDICTION)
         predictions.append(prediction)
         if not holds_a_prediction(text):
