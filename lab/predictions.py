@@ -140,7 +140,7 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
 
 def _key(text, mutants, time_limit, lang):
     """The prediction's text and everything the kill matrix depends on (checker, reference, mutants)."""
-    lab_side = kill_matrix.fingerprint(mutants, time_limit, lang)
+    lab_side = kill_matrix.fingerprint(mutants, float(time_limit), lang)  # TIME_LIMIT=10 and 10.0 are one key
     return hashlib.sha256((lab_side + "\0" + text).encode()).hexdigest()[:24]
 
 
