@@ -111,7 +111,7 @@ def test_a_learner_walks_the_whole_course(learner):
     snippet = shown[shown.index("m1-create-without-if-not-exists"):]
     assert snippet.index("caught by:") < snippet.index("your prediction: caught")
     _, shown = learner.run("progress")
-    assert "catches the snippet" in shown
+    assert "prediction: catches" in shown
 
     learner.predict(MISSES)
     status, shown, _ = learner.check(1)
