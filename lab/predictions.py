@@ -56,9 +56,6 @@ class Prediction:
     def catches_the_snippet(self, mutants):
         return self.status == WRITTEN and all(self.caught(m.id) for m in mutants if m.worksheet and m.step == self.step)
 
-    def as_dict(self):
-        return asdict(self)
-
 
 def prediction_path(impl, step):
     """Where step's prediction lives in a steps-like folder; None for a one-file implementation."""
