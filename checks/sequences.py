@@ -44,34 +44,55 @@ ROW_KINDS = {
     "anything": st.fixed_dictionaries({"owner": st.none() | _owner, "until": _time, "fence": st.integers(0, 4), "result": st.none() | st.just("r0"), "done": st.integers(0, 1)}),
 }
 ROWS = st.sampled_from(("leased",) * 4 + ("done",) * 2 + ("never claimed", "released", "anything")).flatmap(ROW_KINDS.get)
-TABLES = st.dictionaries(st.sampled_from(TABLE_IDS), ROWS, min_size=1, max_size=3).map(lambda rows: [{"id": k, **v} for k, v in sorted(rows.items())])
+# At least one live lease (most clauses are about one), beside rows of any kind. Rows are
+# stored in a drawn order, not by id: a query that finds a row by a range instead of the exact
+# id then meets a row that is not the one it wants.
+TABLES = st.tuples(
+    st.sampled_from(TABLE_IDS), ROW_KINDS["leased"], st.dictionaries(st.sampled_from(TABLE_IDS), ROWS, max_size=2), st.booleans()
+).map(lambda drawn: _table(*drawn))
 
-# Mostly a stored job (by its place in the table at the moment of the call), sometimes any id.
-JOB = st.sampled_from((0, 1, 2, 0, 1, 2) + CALL_IDS)
-# Mostly the holder, the current fence, a valid ttl: one argument off at a time reaches each clause.
-OWNER = st.sampled_from(("holder",) * 6 + OWNERS)
-FENCE = st.sampled_from(("current",) * 6 + ("stale", "future", "zero"))
-NOW = st.sampled_from(("before", "at", "before", "at", "after", "before", "after", 10.0))
-TTL = st.sampled_from((5.0, 0.5, 5.0, 5.0, 0.5, 5.0, 0, -1.0))
+
+def _table(live_id, live_row, others, backwards):
+    rows = {**others, live_id: {**live_row, "until": max(live_row["until"], 5.0)}}
+    return sorted(({"id": k, **v} for k, v in rows.items()), key=lambda r: r["id"], reverse=backwards)
+
+# A job: mostly a stored one that holds a live lease, else any stored one (by its place in the
+# table at the moment of the call), sometimes any id.
+JOB = st.tuples(st.sampled_from(("live",) * 5 + ("stored",) * 3 + ("any id",) * 2), st.integers(0, len(CALL_IDS) - 1))
+ANY_ID = st.tuples(st.just("any id"), st.integers(0, len(CALL_IDS) - 1))
+# What the call aims at, one argument off at a time from "the holder's current lease, before
+# it expires": each aim reaches one clause's edge, whatever the rows hold.
+AIMS = {
+    "current": ("holder", 0, "before"),
+    "at expiry": ("holder", 0, "at"),
+    "expired": ("holder", 0, "after"),
+    "stale fence": ("holder", -1, "before"),
+    "future fence": ("holder", +1, "before"),
+    "no fence": ("holder", None, "before"),
+    "owner sorting below": ("below", 0, "before"),
+    "owner sorting above": ("above", 0, "before"),
+}
+AIM = st.sampled_from(("current", "current", *AIMS))
+TTL = st.sampled_from((5.0, 0.5, 5.0, 5.0, 0.5, 5.0, 5.0, 0.5, 0, -1.0))
 WRITES = st.sampled_from(({"owner": "B", "until": 30.0}, {"fence": 9}, {"done": 1, "result": "ext"}, {"owner": None, "until": 0.0}))
 INSERTS = st.fixed_dictionaries({}, optional={"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)})
 
 
-def _call(name, **specs):
-    return st.tuples(st.just(name), st.fixed_dictionaries({"job": JOB, **specs}))
+def _call(name, job=JOB, **specs):
+    return st.tuples(st.just(name), st.fixed_dictionaries({"job": job, **specs}))
 
 
 CALLS = {
     "init_db": st.just(("init_db", {})),
-    "insert": _call("insert", columns=INSERTS),
+    "insert": _call("insert", job=ANY_ID, columns=INSERTS),
     "update": _call("update", columns=WRITES),
     "enqueue": _call("enqueue"),
     "state": _call("state"),
-    "claim": _call("claim", owner=OWNER, now=NOW, ttl=TTL),
-    "renew": _call("renew", owner=OWNER, fence=FENCE, now=NOW, ttl=TTL),
-    "complete": _call("complete", owner=OWNER, fence=FENCE, now=NOW),
-    "release": _call("release", owner=OWNER, fence=FENCE),
-    "claim_many": _call("claim_many", owners=st.lists(OWNER, max_size=4), now=NOW, ttl=TTL),
+    "claim": _call("claim", aim=AIM, ttl=TTL),
+    "renew": _call("renew", aim=AIM, ttl=TTL),
+    "complete": _call("complete", aim=AIM),
+    "release": _call("release", aim=AIM),
+    "claim_many": _call("claim_many", aim=AIM, owners=st.lists(st.sampled_from(OWNERS), max_size=4, unique=True), ttl=TTL),
 }
 
 
@@ -83,25 +104,54 @@ def calls(names, focus):
 
 def arguments(model, name, spec, serial):
     """The call's arguments after `path`, with job, owner, fence and now resolved against the model."""
-    if isinstance(spec.get("job"), int) and not isinstance(spec.get("job"), bool):
-        stored = sorted(model.rows) or list(CALL_IDS)
-        spec = {**spec, "job": stored[spec["job"] % len(stored)]}
-    row = model.rows.get(spec.get("job"))
-    held = row or {"owner": None, "fence": 1, "until": 10.0}
-    def owner(choice):
-        return (held["owner"] or "A") if choice == "holder" else choice
-    fence = {"current": held["fence"], "stale": held["fence"] - 1, "future": held["fence"] + 1, "zero": 0}.get(spec.get("fence"))
-    now = {"at": held["until"], "before": max(held["until"] - 0.5, 0.0), "after": held["until"] + 0.5}.get(spec.get("now"), spec.get("now"))
+    job = _job(model, spec.get("job"))
+    row = model.rows.get(job) or _neighbour(model, job)
+    owner, fence, now = _aimed(row, *AIMS[spec.get("aim", "current")])
     ttl = 5.0 if name == "claim_many" and not spec["owners"] and spec["ttl"] <= 0 else spec.get("ttl")
     return {
-        "init_db": (), "enqueue": (spec.get("job"),), "state": (spec.get("job"),),
-        "insert": (spec.get("job"), spec.get("columns")), "update": (spec.get("job"), spec.get("columns")),
-        "claim": (spec.get("job"), owner(spec.get("owner")), now, ttl),
-        "renew": (spec.get("job"), owner(spec.get("owner")), fence, now, ttl),
-        "complete": (spec.get("job"), owner(spec.get("owner")), fence, now, f"r{serial}"),
-        "release": (spec.get("job"), owner(spec.get("owner")), fence),
-        "claim_many": (spec.get("job"), [owner(o) for o in spec.get("owners", ())], now, ttl),
+        "init_db": (), "enqueue": (job,), "state": (job,),
+        "insert": (job, spec.get("columns")), "update": (job, spec.get("columns")),
+        "claim": (job, owner, now, ttl),
+        "renew": (job, owner, fence, now, ttl),
+        "complete": (job, owner, fence, now, f"r{serial}"),
+        "release": (job, owner, fence),
+        "claim_many": (job, list(spec.get("owners", ())), now, ttl),
     }[name]
+
+
+def _job(model, choice):
+    if choice is None:  # init_db names no job
+        return None
+    kind, place = choice
+    if kind == "any id":
+        return CALL_IDS[place]
+    live = sorted(j for j, r in model.rows.items() if r["owner"] is not None and not r["done"])
+    candidates = (live if kind == "live" and live else sorted(model.rows)) or list(CALL_IDS)
+    return candidates[place % len(candidates)]
+
+
+def _neighbour(model, job):
+    """For an id that is not stored: the row whose id sorts next to it, so that the call carries
+    a neighbour's owner and fence; a query that finds rows by a range instead of the exact id
+    then answers for the neighbour."""
+    above = sorted(j for j in model.rows if job is not None and j > job)
+    below = sorted(j for j in model.rows if job is not None and j < job)
+    nearest = above[:1] or below[-1:]
+    return model.rows[nearest[0]] if nearest else {"owner": None, "fence": 1, "until": 10.0}
+
+
+def _aimed(row, who, fence_offset, when):
+    """(owner, fence, now) for an aim, against the row as it is stored now."""
+    holder = row["owner"] or "A"
+    others = [o for o in OWNERS if o != holder]
+    if who == "below":
+        holder = max((o for o in others if o < holder), default=others[0])
+    elif who == "above":
+        holder = min((o for o in others if o > holder), default=others[-1])
+    fence = 0 if fence_offset is None else row["fence"] + fence_offset
+    until = row["until"]
+    now = {"before": max(until - 0.5, 0.0), "at": until, "after": until + 0.5}[when]
+    return holder, fence, now
 
 
 class Sequence:
