@@ -86,6 +86,21 @@ def raised(lease, name, *args):
     return result, text
 
 
+def words(en, ja):
+    """The learner's language of a short phrase of a check's own."""
+    return ja if LANG == "ja" else en
+
+
+def then(first, second):
+    """'claim(...), then state(...)': two steps of a call sequence, in the learner's language."""
+    return f"{first} のあと {second}" if LANG == "ja" else f"{first}, then {second}"
+
+
+def on(called, stored):
+    """'claim(...) on {row}': a call made on a stored row, in the learner's language."""
+    return f"行 {stored} に対して {called}" if LANG == "ja" else f"{called} on {stored}"
+
+
 def explain(called, got, en, ja):
     """The failure message: what was called, what came back, what the contract expects."""
     if LANG == "ja":

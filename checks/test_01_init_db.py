@@ -5,7 +5,7 @@ from contextlib import closing
 
 import pytest
 from sequences import model_check
-from support import DEFAULT_ROW, call, changes, explain, row, seed
+from support import DEFAULT_ROW, call, changes, explain, row, seed, then, words
 
 # (name, declared type, NOT NULL, default, primary key) as PRAGMA table_info reports them.
 EXPECTED_COLUMNS = [
@@ -43,7 +43,7 @@ def test_a_row_inserted_with_only_an_id_gets_the_default_state(lease, new_db):
     seed(db, "job")
     got = row(db, "job")
     assert got == {"id": "job", **DEFAULT_ROW}, explain(
-        f"{called}, then INSERT INTO jobs (id) VALUES ('job')",
+        then(called, "INSERT INTO jobs (id) VALUES ('job')"),
         got,
         en="owner NULL, until 0, fence 0, result NULL, done 0: a fresh job that nobody holds",
         ja="owner NULL, until 0, fence 0, result NULL, done 0 (まだ誰も持っていない新しい仕事)",
@@ -60,7 +60,7 @@ def test_the_database_refuses_a_second_row_with_the_same_id(lease, new_db):
     except sqlite3.IntegrityError:
         return
     raise AssertionError(explain(
-        f"{called}, then INSERT INTO jobs (id) VALUES ('job') twice",
+        then(called, words("INSERT INTO jobs (id) VALUES ('job') twice", "INSERT INTO jobs (id) VALUES ('job') を 2 回")),
         "two rows with id 'job'",
         en="id is the PRIMARY KEY, so the second insert raises sqlite3.IntegrityError",
         ja="id は PRIMARY KEY なので、2 回目の INSERT は sqlite3.IntegrityError になる",

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sequences import model_check
-from support import DEFAULT_ROW, call, changes, explain, row, seed
+from support import DEFAULT_ROW, call, changes, explain, row, seed, then, words
 
 
 @pytest.mark.clause("C2.1")
@@ -18,7 +18,7 @@ def test_enqueue_stores_a_new_id_with_the_default_state(lease, db):
     _, called = call(lease, "enqueue", db, "job")
     got = row(db, "job")
     assert got == {"id": "job", **DEFAULT_ROW}, explain(
-        f"{called}, then read the row through another connection",
+        then(called, words("read the row through another connection", "別の接続で行を読む")),
         got,
         en="a committed row with owner NULL, until 0, fence 0, result NULL, done 0",
         ja="コミット済みの行: owner NULL, until 0, fence 0, result NULL, done 0",

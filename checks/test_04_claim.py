@@ -7,7 +7,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sequences import model_check
-from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, raised, row, seed
+from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, on, raised, row, seed
 
 @pytest.mark.clause("C4.1")
 @given(ttl=NON_POSITIVE_TTLS)
@@ -98,13 +98,13 @@ def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now
     if exists and not done and until <= now:
         want_row = {**before, "owner": "B", "until": now + ttl, "fence": fence + 1}
         assert (got, row(db, "job")) == (fence + 1, want_row), explain(
-            f"{called} on {before}", (got, row(db, "job")),
+            on(called, before), (got, row(db, "job")),
             en=f"({fence + 1}, {want_row}): until={until} <= now={now}, so the claim wins the next fence",
             ja=f"({fence + 1}, {want_row}) (until={until} <= now={now} なので次の fence で取得できる)",
         )
     else:
         assert (got, row(db, "job")) == (None, before), explain(
-            f"{called} on {before}", (got, row(db, "job")),
+            on(called, before), (got, row(db, "job")),
             en="(None, the row unchanged): the job is missing, done, or still leased",
             ja="(None, 行は変わらない) (仕事がない、完了済み、またはリースが有効)",
         )

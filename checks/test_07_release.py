@@ -2,7 +2,7 @@
 
 import pytest
 from sequences import model_check
-from support import assert_unchanged, call, count_rows, explain, row, seed
+from support import assert_unchanged, call, count_rows, explain, row, seed, then
 
 
 @pytest.mark.clause("C7.1")
@@ -21,7 +21,7 @@ def test_after_a_release_the_next_claim_gets_the_next_fence(lease, db):
     call(lease, "release", db, "job", "A", 3)
     got, called = call(lease, "claim", db, "job", "B", 12.0, 5.0)
     assert got == 4, explain(
-        f"release(db, job_id='job', owner='A', fence=3), then {called}",
+        then("release(db, job_id='job', owner='A', fence=3)", called),
         got,
         en="4: the released job can be claimed at once, and the fence goes on from 3, never back to 1",
         ja="4 (返却された仕事はすぐに取得でき、fence は 3 から続く。1 には戻らない)",

@@ -63,9 +63,6 @@ ALLOWED = {
     "ValueError", "NotImplementedError", "ThreadPoolExecutor", "sqlite", "fencing", "token", "make", "hint",
     "exactly", "once", "all", "dict", "list", "steps",
 }
-# Produced by checks/ (which this side of the lab does not edit), reported to the lead:
-# checks/test_04_claim.py writes f"{called} on {before}" and checks/test_01_init_db.py "init_db(db), then INSERT ...".
-PENDING_IN_CHECKS = {"on", "then"}
 CODE = [r"`[^`]*`", r"「[^」]*」", r"'[^'\n]*'", r'"[^"\n]*"']
 
 
@@ -105,7 +102,7 @@ def rendered(outcome, lang, verbose=False):
 def test_no_english_word_is_left_in_the_japanese_report(failing_run):
     text = rendered(failing_run["ja"], "ja", verbose=True)
     assert "✘" in text and "違い" in text
-    assert english_words(text) - PENDING_IN_CHECKS == set()
+    assert english_words(text) == set()
 
 
 def test_the_allow_list_does_find_english_in_the_english_report(failing_run):
