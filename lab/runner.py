@@ -61,10 +61,14 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None):
 
 
 def _probed(target, time_limit, lang, workdir):
-    """The learner's target, with the files that hang or end the process when run found first."""
+    """The learner's target, with the files that hang or end the process when run found first.
+
+    Its path made absolute: the children run in the scratch folder, not in this one.
+    """
     if not target.impl:
         return target
-    return replace(target, known_problems=find_problems(target.impl, time_limit, workdir, lang))
+    impl = str(Path(target.impl).resolve())
+    return replace(target, impl=impl, known_problems=find_problems(impl, time_limit, workdir, lang))
 
 
 def _fast_tmp():
