@@ -13,6 +13,7 @@ WORDS = {
         "step": "Step {n} · {function}: {title}",
         "not_implemented": "not implemented yet: {file} still raises NotImplementedError ({count} checks wait for it)",
         "mutants": "Mutants of step {n}: the reference with one change that breaks the contract",
+        "mutants_folded": "its {count} mutants are all caught (VERBOSE=1 shows each one and the checks that catch it)",
         "cached": "(their results are reused from build/kill-matrix/: the checks, reference and mutants have not changed)",
         "caught": "caught",
         "survived": "SURVIVED",
@@ -44,6 +45,7 @@ WORDS = {
         "step": "ステップ {n} · {function}: {title}",
         "not_implemented": "まだ実装されていません: {file} が NotImplementedError を送出しています ({count} 件の検査が待機中)",
         "mutants": "ステップ {n} のミュータント: 契約を破る変更を 1 か所だけ加えた参照実装",
+        "mutants_folded": "{count} 件のミュータントをすべて検出 (VERBOSE=1 で 1 件ずつと、検出した検査を表示)",
         "cached": "(結果は build/kill-matrix/ から再利用: 検査・参照実装・ミュータントは変わっていません)",
         "caught": "検出",
         "survived": "生存",
@@ -93,7 +95,11 @@ def render(outcome, lang="en", console=None, verbose=False):
         console.print(f"[bold]{heading}[/]")
         _render_checks(console, words, step, outcome.step_results(number), clauses, outcome.impl, lang, verbose)
         verdicts = [v for v in outcome.verdicts if v.mutant.step == number]
-        if verdicts:
+        if verdicts and _folded(outcome, number, verdicts, verbose):
+            console.print(f"  [green]✔[/] {escape(words['mutants_folded'].format(count=len(verdicts)))}")
+            prediction = next((p for p in outcome.predictions if p.step == number), None)
+            _render_prediction(console, words, prediction, verdicts, outcome.strict)
+        elif verdicts:
             console.print(f"  [bold]{escape(words['mutants'].format(n=number))}[/]")
             if outcome.kill_matrix_cached:
                 console.print(f"  [dim]{escape(words['cached'])}[/]")
@@ -107,6 +113,13 @@ def render(outcome, lang="en", console=None, verbose=False):
             for verdict in verdicts:
                 _render_mutant(console, words, verdict, clauses, lang, prediction, reveal)
     _render_summary(console, words, outcome, lang, verbose)
+
+
+def _folded(outcome, number, verdicts, verbose):
+    """In a run over several steps' mutants (make check), a passing step whose mutants are all
+    caught is one line; make check-step N always shows its own mutants in full."""
+    several = len({v.mutant.step for v in outcome.verdicts}) > 1
+    return several and not verbose and outcome.step_passes(number) and not any(v.survived for v in verdicts)
 
 
 def _render_checks(console, words, step, results, clauses, impl, lang="en", verbose=True):

@@ -162,3 +162,10 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
     _, cached = kill_matrix.results(every, lang="en")
     assert cached and len(ran) == len(every)
     assert all(r.message == "" for r in first)  # stored without the words of either language
+
+
+def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(reference_run):
+    short, full = rendered(reference_run, "en"), rendered(reference_run, "en", verbose=True)
+    assert len(short.splitlines()) <= 50 and "caught by" not in short
+    assert all(f"its {len([v for v in reference_run.verdicts if v.mutant.step == n])} mutants are all caught" in short for n in range(1, 9))
+    assert all(v.mutant.id in full for v in reference_run.verdicts) and "caught by" in full
