@@ -46,7 +46,9 @@ def find_problems(impl, time_limit, workdir, lang="en"):
 def child_environment(workdir):
     """A child's environment: the lab importable, temporary files in workdir, paths shown as
     the learner typed them though the child's working folder is the scratch folder workdir."""
-    env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1", SHOWN_FROM: os.getcwd()}
+    # No pytest plugins from the environment's entry points: only the lab's own take part (and
+    # the start is a tenth of a second faster).
+    env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1", SHOWN_FROM: os.getcwd(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LAB_ROOT), env.get("PYTHONPATH")]))
     return env
 

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from lab.course import LAB_ROOT
+from lab.mutation.reach import check_files
 from lab.messages import say
 from lab.probe import child_environment, find_problems
 from lab.targets import Plan
@@ -55,7 +56,7 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None):
     workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp()))
     try:
         targets = [_probed(t, time_limit, lang, workdir) for t in targets]
-        return _run_until_settled(targets, time_limit, lang, workdir, (deadline, budget), arguments or [str(CHECKS_DIR)])
+        return _run_until_settled(targets, time_limit, lang, workdir, (deadline, budget), arguments or _check_files(targets))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -69,6 +70,12 @@ def _probed(target, time_limit, lang, workdir):
         return target
     impl = str(Path(target.impl).resolve())
     return replace(target, impl=impl, known_problems=find_problems(impl, time_limit, workdir, lang))
+
+
+def _check_files(targets):
+    """The check files of the steps the targets cover: pytest need not collect the others."""
+    steps = sorted({step for target in targets for step in target.steps})
+    return [str(path) for step in steps for path in check_files(step)]
 
 
 def _fast_tmp():
