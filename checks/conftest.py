@@ -8,9 +8,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine
 
-from lab.course import load_course, step_of_clause
-from lab.messages import say
-from lab.outcomes import LoadFailure
+from lab.course import step_of_clause
 from lab.targets import Plan, Target
 
 # The same examples on every run (derandomize), and no example database in the repository:
@@ -74,13 +72,7 @@ def _target_of(item):
 @pytest.fixture
 def lease(request):
     """The module under test, loaded afresh for this check; a clear failure if its step cannot load."""
-    target = request.param
-    loaded = target.load(PLAN.lang)
-    step = step_of(request.node)
-    if step in loaded.problems:
-        function = load_course()[step - 1].function
-        raise LoadFailure(say("cannot_check", PLAN.lang, step=step, problem=loaded.problems[step], function=function))
-    return loaded.module
+    return request.param.module_for(step_of(request.node), PLAN.lang)
 
 
 @pytest.fixture

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lab.course import LAB_ROOT, load_course
+from lab.course import LAB_ROOT
 from lab.messages import say
-from lab.outcomes import LoadFailure
 from lab.recorder import emit
 from lab.targets import Plan
 
@@ -52,13 +51,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def lease(request):
     """The reference or a mutant, loaded afresh for this run of the prediction."""
-    target = request.param
-    loaded = target.load(PLAN.lang)
-    step = step_of(request.node)
-    if step in loaded.problems:
-        function = load_course()[step - 1].function
-        raise LoadFailure(say("cannot_check", PLAN.lang, step=step, problem=loaded.problems[step], function=function))
-    return loaded.module
+    return request.param.module_for(step_of(request.node), PLAN.lang)
 
 
 # A prediction that cannot be collected, or takes no `lease`, is the learner's problem, never the

@@ -12,7 +12,9 @@ from functools import cache
 
 from lab.course import load_course
 from lab.implementation import LoadedImplementation, load, read
+from lab.messages import say
 from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
+from lab.outcomes import LoadFailure
 
 PLAN_VARIABLE = "LEASE_LAB_PLAN"
 
@@ -31,6 +33,15 @@ class Target:
         if self.module:
             return _import(self.module)
         return load(_implementation(self), lang=lang, known=dict(self.known_problems))
+
+    def module_for(self, step, lang="en"):
+        """A fresh module for one check of `step`; LoadFailure, in the learner's words, when that
+        step's file does not load or does not define its function."""
+        loaded = self.load(lang)
+        if step in loaded.problems:
+            function = load_course()[step - 1].function
+            raise LoadFailure(say("cannot_check", lang, step=step, problem=loaded.problems[step], function=function))
+        return loaded.module
 
 
 @cache
