@@ -1,7 +1,6 @@
 """Fixtures shared by the step checks: the code under test (``lease``) and a fresh database."""
 
 import itertools
-import time
 import sqlite3
 
 import pytest
@@ -71,8 +70,13 @@ def _target_of(item):
 
 @pytest.fixture
 def lease(request):
-    """The module under test, loaded afresh for this check; a clear failure if its step cannot load."""
-    return request.param.module_for(step_of(request.node), PLAN.lang)
+    """The module under test, loaded afresh for this check; a clear failure if its step cannot load.
+
+    A learner's files run in a learner process of their own; its functions are called through
+    a channel (lab/sandbox/remote.py).
+    """
+    with request.param.opened(step_of(request.node), PLAN) as module:
+        yield module
 
 
 @pytest.fixture
@@ -98,23 +102,7 @@ def db(new_db):
 
 
 @pytest.fixture
-def slow_writes(monkeypatch):
+def slow_writes(lease):
     """Make races visible: every connection the code under test opens pauses before each write,
-    and before each BEGIN.
-
-    A claim that reads outside the write lock then lets every racer read "expired" before any
-    of them writes, so two claimers win on every run instead of once in a thousand; one that
-    reads and writes in two transactions lets another racer read between them.
-    """
-    real_connect = sqlite3.connect
-
-    def pause_before_writes(statement):
-        if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE", "BEGIN")):
-            time.sleep(0.01)
-
-    def connect(*args, **kwargs):
-        conn = real_connect(*args, **kwargs)
-        conn.set_trace_callback(pause_before_writes)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", connect)
+    and before each BEGIN (lab/sandbox/server.py: slow_down_writes)."""
+    lease.slow_down_writes()

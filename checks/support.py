@@ -1,10 +1,7 @@
 """Helpers of the step checks: arrange and observe rows with plain sqlite3, call the code under test,
 and word a failure as "called …; got …; expected …" in the learner's language."""
 
-import multiprocessing
-import posix
 import sqlite3
-import time
 from contextlib import closing
 
 from hypothesis import strategies as st
@@ -123,52 +120,15 @@ def assert_unchanged(db, job_id, before, called, en, ja):
     assert after == before, explain(called, changes(before, after), en, ja)
 
 
-def in_processes(work, inputs, called, timeout=5.0):
-    """work(x) for each input, each in a process of its own, all released at the same moment.
+def in_processes(lease, name, arg_lists, called, timeout=5.0):
+    """name(*args) for each args, each in a process of its own, all started at the same moment.
 
-    The processes are forks of this one, so they share the loaded code under test (and any
-    patch a fixture made) but no lock or memory: only the database can keep them apart. Returns
-    what each call returned, in input order, or the exception it raised; a process that does
-    not answer within `timeout` seconds is killed and answers TimeoutError. A stub's
-    NotImplementedError is reported as such, for the call described by `called`.
+    The processes share no lock or memory: only the database can keep them apart. Returns what
+    each call returned, in input order, or the exception it raised; a process that does not
+    answer within `timeout` seconds answers TimeoutError. A stub's NotImplementedError is
+    reported as such, for the call described by `called`.
     """
-    fork = multiprocessing.get_context("fork")
-    start = fork.Barrier(len(inputs), timeout=timeout)
-    channels, processes = [], []
-    for value in inputs:
-        receive, send = fork.Pipe(duplex=False)
-        process = fork.Process(target=_answer, args=(work, value, start, send), daemon=True)
-        process.start()
-        send.close()
-        channels.append(receive)
-        processes.append(process)
-    deadline = time.monotonic() + timeout
-    answers = []
-    for receive in channels:
-        ready = receive.poll(max(0.0, deadline - time.monotonic()))
-        answers.append(receive.recv() if ready else TimeoutError(f"no answer within {timeout:g} s"))
-    for process in processes:
-        process.kill()
-        process.join()
+    answers = lease.race(name, arg_lists, timeout)
     if any(isinstance(answer, NotImplementedError) for answer in answers):
         raise NotImplementedYet(called)
     return answers
-
-
-def _answer(work, value, start, send):
-    """In the forked process: wait for the others, call, send the answer, and end at once.
-
-    posix._exit, never returning: this process is a copy of the one running pytest, and must
-    not go on to run the rest of the checks (os._exit itself is replaced while a check runs).
-    """
-    try:
-        start.wait()
-        try:
-            answer = work(value)
-        except NotImplementedError:
-            answer = NotImplementedError()
-        except Exception as error:  # noqa: BLE001 - sent back as the answer, in a form that pickles
-            answer = RuntimeError(f"{type(error).__name__}: {error}")
-        send.send(answer)
-    finally:
-        posix._exit(0)

@@ -152,7 +152,7 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
         db = new_db()
         seed(db, "job")
         called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} processes at once {racers} (round {attempt + 1}, writes slowed down)"
-        got = in_processes(lambda owner: lease.claim(db, "job", owner, 10.0, 5.0), racers, called)
+        got = in_processes(lease, "claim", [(db, "job", owner, 10.0, 5.0) for owner in racers], called)
         assert sorted(got, key=repr) == [1, None, None, None], explain(
             called, got,
             en="exactly one 1 and None for the rest, nothing raised: only BEGIN IMMEDIATE keeps processes apart",

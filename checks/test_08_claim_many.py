@@ -1,7 +1,5 @@
 """Step 8: claim_many runs the claims at the same time; exactly one wins, results in input order."""
 
-import threading
-
 import pytest
 from sequences import model_check
 from support import call, explain, raised, row, seed
@@ -53,52 +51,18 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
         )
 
 
-class WatchedClaims:
-    """Stands in for the module's `claim` while claim_many runs: records every call and its answer.
-
-    Each call waits, up to `patience` seconds, until some claim other than itself is running:
-    claims in a pool of two or more threads meet at once; claims made one after the other
-    never do, and each of them is counted as having run alone.
-    """
-
-    def __init__(self, real, patience):
-        self.real, self.patience = real, patience
-        self.change = threading.Condition()
-        self.running = self.peak = self.alone = 0
-        self.calls = []  # (owner, now, ttl, what claim returned), in the order the calls ended
-
-    def __call__(self, path, job_id, owner, now, ttl):
-        with self.change:
-            self.running += 1
-            self.peak = max(self.peak, self.running)
-            self.change.notify_all()
-            # Once one claim waited in vain, the next are counted with a short wait: one after
-            # the other, forty claims would otherwise outlast the time limit.
-            patience = self.patience if not self.alone else self.patience / 10
-            if not self.change.wait_for(lambda: self.peak >= 2, timeout=patience):
-                self.alone += 1
-        try:
-            answer = self.real(path, job_id, owner, now, ttl)
-            with self.change:
-                self.calls.append((owner, now, ttl, answer))
-            return answer
-        finally:
-            with self.change:
-                self.running -= 1
-
-
-def watched_claim_many(lease, db, owners, monkeypatch, patience):
-    """claim_many on a new job with `claim` watched; returns (its answer, the call, the watcher)."""
+def watched_claim_many(lease, db, owners, patience):
+    """claim_many on a new job with `claim` watched (lab/sandbox/server.py: WatchedClaims);
+    returns (its answer, the call, what the watcher recorded)."""
     seed(db, "job")
-    watcher = WatchedClaims(lease.claim, patience)
-    monkeypatch.setattr(lease, "claim", watcher)
+    lease.watch_claims(patience)
     got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
-    return got, called, watcher
+    return got, called, lease.watched()
 
 
 @pytest.mark.clause("C8.3")
-def test_claim_many_runs_the_claims_at_the_same_time(lease, db, monkeypatch):
-    _, called, watcher = watched_claim_many(lease, db, OWNERS, monkeypatch, patience=0.3)
+def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
+    _, called, watcher = watched_claim_many(lease, db, OWNERS, patience=0.3)
     assert watcher.peak >= 2, explain(
         called,
         f"{watcher.alone} of {len(watcher.calls)} claims ran while no other claim was running",
@@ -108,11 +72,11 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db, monkeypatch):
 
 
 @pytest.mark.clause("C8.1", "C8.3")
-def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index(lease, db, monkeypatch):
+def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index(lease, db):
     # More owners than a pool has threads (a default pool has at most 32): any pool size works,
     # as long as every owner's claim is made once, with the given now and ttl.
     owners = [f"w{i:02}" for i in range(40)]
-    got, called, watcher = watched_claim_many(lease, db, owners, monkeypatch, patience=0.3)
+    got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)
     made = sorted((owner, now, ttl) for owner, now, ttl, _ in watcher.calls)
     expect(made == [(owner, 10.0, 5.0) for owner in owners], "C8.3", explain(
         called, f"claim called {len(made)} times: {made[:3]}…",

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from lab.course import LAB_ROOT
+from lab.sandbox.channel import end_all
 from lab.targets import PLAN_VARIABLE
 
 
@@ -21,6 +22,7 @@ def main(plan_path, check_files):
 
 if __name__ == "__main__":
     status = main(sys.argv[1], sys.argv[2:])
+    end_all()  # every learner process this run started ends with it
     sys.stdout.flush()
     sys.stderr.flush()
     # Not sys.exit: threads the learner's code left deadlocked would keep the process alive.

@@ -21,6 +21,7 @@ from lab.course import load_course
 from lab.implementation import STEP_FILE, read
 from lab.mutants import load_mutants
 from lab.runner import run
+from lab.sandbox import integrity
 from lab.targets import Target
 
 WORDS = {
@@ -35,6 +36,7 @@ WORDS = {
         "lab_broken": "The lab itself is broken: {problems}",
         "predictions": "predictions", "caught": "{caught}/{count} mutants caught",
         "rejects": "; rejects correct code: step {steps}", "not_run": "not run",
+        "lab_changed": "{count} of the lab's own files changed during the run: {paths}",
     },
     "ja": {
         "passed": "合格", "not_implemented": "未実装", "missing": "ファイルなし",
@@ -47,6 +49,7 @@ WORDS = {
         "lab_broken": "ラボ自体に問題があります: {problems}",
         "predictions": "予想", "caught": "{count} 件中 {caught} 件のミュータントを検出",
         "rejects": "。正しいコードを拒否: ステップ {steps}", "not_run": "未実行",
+        "lab_changed": "実行中にラボ自身のファイルが {count} 個変更されました: {paths}",
     },
 }
 
@@ -92,8 +95,14 @@ def find_submissions(root):
 
 
 def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True):
-    """Check every submission under root on every step; the kill matrix once for all."""
+    """Check every submission under root on every step; the kill matrix once for all.
+
+    Learner code runs only inside bubblewrap (lab/sandbox/): the caller refuses to grade
+    without it. The lab's own files are fingerprinted before and after: any change is a lab
+    problem, and the run fails loudly.
+    """
     started = time.monotonic()
+    before = integrity.fingerprint()
     steps = tuple(step.number for step in load_course())
     submissions = find_submissions(root)
     every_mutant = load_mutants() if mutants else []
@@ -104,6 +113,9 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
             pool.submit(_check_one, submission, steps, time_limit, lang, budget, mutants)
         verdicts, _ = matrix.result()
     outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
+    changed = integrity.changes(before, integrity.fingerprint())
+    if changed:
+        outcome.lab_problems.append(WORDS[lang]["lab_changed"].format(count=len(changed), paths=", ".join(changed[:5])))
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -113,9 +125,10 @@ def _check_one(submission, steps, time_limit, lang, budget, mutants=True):
     if submission.impl is None:
         submission.problem = WORDS[lang]["no_steps"]
         return
-    try:
+    try:  # the budget counts from here: the first read of the files is part of it
         read(submission.impl, label=submission.name)
-        submission.results = run([Target(submission.name, steps, impl=str(submission.impl))], time_limit, lang, budget)
+        target = Target(submission.name, steps, impl=str(submission.impl))
+        submission.results = run([target], time_limit, lang, budget, deadline=began + budget if budget else None)
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch
             submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang)
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class

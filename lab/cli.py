@@ -20,6 +20,7 @@ from lab.learner.verdicts import keys_before_check, record_check
 from lab.messages import say
 from lab.mutants import MutantError
 from lab.runner import LabBroken
+from lab.sandbox import confinement
 
 
 def parse_steps(text, lang="en"):
@@ -99,6 +100,8 @@ def run_check(arguments):
     steps, mutant_steps = parse_steps(arguments.step.strip(), arguments.lang)
     impl = resolve_impl(arguments.impl, arguments.lang)
     known = keys_before_check(impl)  # make progress reads the verdicts of the learner's steps/
+    if not confinement.available():
+        print(say("unconfined", arguments.lang), file=sys.stderr)
     outcome = checking.check(
         impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl,
         strict=arguments.strict,
@@ -117,6 +120,8 @@ def run_class(arguments):
     root = Path(arguments.dir)
     if not arguments.dir or not root.is_dir():
         raise UsageError(f"DIR={arguments.dir}: no such folder. usage: make check-class DIR=submissions/")
+    if not confinement.available():  # a class's verdicts must hold against code that cheats
+        raise UsageError(say("needs_bubblewrap", arguments.lang))
     outcome = classroom.check_class(
         root.resolve(), arguments.time_limit, arguments.lang, arguments.budget, arguments.jobs or None, not arguments.no_mutants
     )

@@ -29,7 +29,8 @@ class SourceFile:
 
     steps: tuple
     path: Path
-    text: str | None  # None: the file is missing
+    text: str | None  # None: the file is missing, or refused
+    refused: str | None = None  # why it was not read: a key of lab/messages.py
 
 
 @dataclass(frozen=True)
@@ -68,18 +69,33 @@ def read(path, label=None):
     course = load_course()
     label = label or display_path(path)
     if path.is_dir():
-        files = []
-        for step in course:
-            file = path / step.dir / STEP_FILE
-            text = file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
-            files.append(SourceFile((step.number,), file, text))
-        if all(f.text is None for f in files):
+        files = [_source((step.number,), path / step.dir / STEP_FILE, [path, path / step.dir]) for step in course]
+        if all(f.text is None and not f.refused for f in files):
             raise UsageError(f"{label} has none of the step files (such as {course[0].dir}/{STEP_FILE})")
         return Implementation(label, tuple(files))
-    if path.is_file() and path.suffix == ".py":
-        text = path.read_text(encoding="utf-8", errors="replace")
-        return Implementation(label, (SourceFile(tuple(s.number for s in course), path, text),))
+    if path.suffix == ".py" and (path.is_file() or path.is_symlink()):
+        return Implementation(label, (_source(tuple(s.number for s in course), path, []),))
     raise UsageError(f"{label}: no such folder or .py file")
+
+
+MAX_FILE = 1 << 20  # bytes of one step file
+
+
+def _source(steps, file, folders):
+    """One step file, read as Python reads a source file (a UTF-8 BOM and CRLF line ends are
+    fine); refused when it or a folder on its way is a symbolic link, when it is not a regular
+    file (a FIFO would block the read), or when it is larger than MAX_FILE."""
+    if any(part.is_symlink() for part in (*folders, file)):
+        return SourceFile(steps, file, None, "refused_link")
+    if not file.exists():
+        return SourceFile(steps, file, None)
+    if not file.is_file():
+        return SourceFile(steps, file, None, "refused_not_file")
+    with open(file, "rb") as handle:
+        data = handle.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
+        return SourceFile(steps, file, None, "refused_too_big")
+    return SourceFile(steps, file, data.decode("utf-8-sig", errors="replace"))
 
 
 def load(implementation, module_name="lease", lang="en", known=None):
@@ -97,7 +113,7 @@ def load(implementation, module_name="lease", lang="en", known=None):
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
         if problem is None and file.text is None:
-            problem = say("missing", lang, file=shown)
+            problem = say(file.refused or "missing", lang, file=shown, limit=MAX_FILE >> 20)
         elif problem is None:
             problem = execute(file.text, str(file.path), shown, module, lang)
         for number in file.steps:

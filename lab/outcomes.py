@@ -37,3 +37,11 @@ class NotImplementedYet(BaseException):
     A BaseException so that Hypothesis stops at the first example instead of shrinking a
     failure that every example shares.
     """
+
+
+class LearnerProcessLost(BaseException):
+    """The learner process ended, or broke its channel, while a check called it.
+
+    A BaseException, like CheckTimeout: every later call of the check would meet the same
+    dead process, so Hypothesis must not shrink it.
+    """

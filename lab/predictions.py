@@ -158,7 +158,7 @@ def _run(to_run, time_limit, lang):
             targets.append(Target(f"{REFERENCE}-{number}", (number,), impl=str(SOLUTIONS_DIR)))
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
         # Assertion rewriting for the learner's asserts (the checks write their own messages).
-        results = run(targets, time_limit, lang, arguments=["--assert=rewrite", "-p", PLUGIN, *files])
+        results = run(targets, time_limit, lang, arguments=["--assert=rewrite", "-p", PLUGIN, *files], readable=[scratch])
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
                 result.message = result.message.replace(copy, original)

@@ -18,7 +18,7 @@ import pytest
 
 from lab.course import LAB_ROOT, step_of_clause
 from lab.messages import say
-from lab.outcomes import CallRaised, CheckTimeout, ClauseBroken, LoadFailure, NotImplementedYet
+from lab.outcomes import CallRaised, CheckTimeout, ClauseBroken, LearnerProcessLost, LoadFailure, NotImplementedYet
 from lab.targets import Plan
 
 plan = Plan.from_environment()
@@ -169,6 +169,8 @@ def classify(excinfo, item):
         # Where the learner's code was when the alarm struck: the loop, or the wait.
         where = _where(error) if isinstance(error, CheckTimeout) else ""
         return "timeout", say("timeout", plan.lang, limit=plan.time_limit) + where
+    if isinstance(error, LearnerProcessLost) or isinstance(getattr(error, "error", None), LearnerProcessLost):
+        return "crashed", str(getattr(error, "error", error))
     cause = error.error if isinstance(error, CallRaised) else error
     if isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause):
         return "error", say("locked", plan.lang, error=cause) + _where(cause)
@@ -203,7 +205,10 @@ NOT_LEARNER_CODE = tuple(
 
 
 def _where(error):
-    """' (at file, line N)' for the innermost frame of the code under test."""
+    """' (at file, line N)' for the innermost frame of the code under test: as the learner
+    process saw it, or as this process's traceback shows it (the lab's own code)."""
+    if getattr(error, "lab_where", None):
+        return say("at", plan.lang, file=error.lab_where[0], line=error.lab_where[1])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not str(Path(f.filename).resolve()).startswith(NOT_LEARNER_CODE)]
     return say("at", plan.lang, file=frames[-1].filename, line=frames[-1].lineno) if frames else ""
 

@@ -20,7 +20,9 @@ from pathlib import Path
 from lab.course import LAB_ROOT
 from lab.mutation.reach import check_files
 from lab.messages import say
+from lab.implementation import read
 from lab.probe import child_environment, find_problems
+from lab.sandbox import confinement
 from lab.targets import Plan
 
 CHECKS_DIR = LAB_ROOT / "checks"
@@ -45,23 +47,34 @@ class Result:
     duration: float
 
 
-def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None):
+def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=()):
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run
-    when it is used up are reported as timed out, without running them.
+    when it is used up are reported as timed out, without running them. deadline: the moment
+    (time.monotonic) that budget ends, when it began before this run (the first read of the files).
     arguments: what pytest collects instead of the checks (the learners' predictions, with their plugin).
+    confined: learner processes run inside bubblewrap (by default, wherever it works).
+    readable: when arguments name learner tests (predictions), the folders they are in: the
+    whole child then runs inside bubblewrap too, seeing the lab and these folders read-only.
     """
-    deadline = time.monotonic() + budget if budget else None
+    if deadline is None and budget:
+        deadline = time.monotonic() + budget
+    confined = confinement.available() if confined is None else confined
     workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp()))
+    # The checks' own files (plan, events) stay in workdir; the learner processes see only scratch.
+    scratch = workdir / "scratch"
+    scratch.mkdir()
     try:
-        targets = [_probed(t, time_limit, lang, workdir) for t in targets]
-        return _run_until_settled(targets, time_limit, lang, workdir, (deadline, budget), arguments or _check_files(targets))
+        targets = [_probed(t, Plan([], None, [], time_limit, lang, str(scratch), confined)) for t in targets]
+        plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, str(scratch), confined)
+        sandbox = confinement.bwrap(writable=[workdir], readable=[LAB_ROOT, *readable]) if confined and readable else []
+        return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), sandbox)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _probed(target, time_limit, lang, workdir):
+def _probed(target, settings):
     """The learner's target, with the files that hang or end the process when run found first.
 
     Its path made absolute: the children run in the scratch folder, not in this one.
@@ -69,7 +82,7 @@ def _probed(target, time_limit, lang, workdir):
     if not target.impl:
         return target
     impl = str(Path(target.impl).resolve())
-    return replace(target, impl=impl, known_problems=find_problems(impl, time_limit, workdir, lang))
+    return replace(target, impl=impl, known_problems=find_problems(read(impl, label=target.id), settings))
 
 
 def _check_files(targets):
@@ -84,15 +97,16 @@ def _fast_tmp():
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def _run_until_settled(targets, time_limit, lang, workdir, budget, arguments):
+def _run_until_settled(plan, workdir, budget, arguments, sandbox):
     results, checks, skip, losses = {}, {}, [], {}
     deadline, seconds = budget
+    time_limit, lang = plan.time_limit, plan.lang
     for attempt in range(1, 1000):
         events = workdir / f"events-{attempt}.jsonl"
-        plan = Plan([asdict(t) for t in targets], str(events), skip, time_limit, lang)
+        plan = replace(plan, events=str(events), skip=skip)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = _run_child(plan_path, events, workdir, time_limit, deadline, arguments)
+        outcome = _run_child(plan_path, events, workdir, time_limit, deadline, [*sandbox, sys.executable, "-m", "lab.child", str(plan_path), *arguments])
         started = None
         for event in _read(events):
             if event["event"] == "collected":
@@ -113,7 +127,10 @@ def _run_until_settled(targets, time_limit, lang, workdir, budget, arguments):
         lost = results[started] = _lost(checks[started], outcome, time_limit, lang)
         _give_up_after(lost, losses, checks, results, lang)
         skip = list(results)
-    return [results[nodeid] for nodeid in checks if nodeid in results]
+    # A check collected but never settled (its process lost, for any reason) is no pass.
+    for nodeid, check in checks.items():
+        results.setdefault(nodeid, Result(**check, status="error", message=say("not_run", lang), duration=0.0))
+    return [results[nodeid] for nodeid in checks]
 
 
 def _give_up_after(lost, losses, checks, results, lang):
@@ -137,16 +154,16 @@ class ChildOutcome:
     out_of_time: bool = False
 
 
-def _run_child(plan_path, events, workdir, time_limit, deadline, arguments):
+def _run_child(plan_path, events, workdir, time_limit, deadline, command):
     """Run one child until it ends, or kill it when one check runs far past the time limit."""
     stderr_path = workdir / "stderr.txt"
     with open(stderr_path, "w") as stderr:
         # The scratch folder as working folder: nothing the code under test writes to a
         # relative path lands in the lab.
         child = subprocess.Popen(
-            [sys.executable, "-m", "lab.child", str(plan_path), *arguments],
-            cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=child_environment(workdir), start_new_session=True,
+            command,
+            cwd=plan_path.parent / "scratch", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            env=child_environment(plan_path.parent / "scratch"), start_new_session=True,
         )
         hung, out_of_time = _watch(child, events, time_limit, deadline)
     with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it

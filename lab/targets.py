@@ -7,6 +7,8 @@ parametrised over them inside the child process that runs pytest.
 import importlib
 import json
 import os
+import tempfile
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
@@ -15,6 +17,8 @@ from lab.implementation import LoadedImplementation, load, read
 from lab.messages import say
 from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.outcomes import LoadFailure
+from lab.sandbox import remote
+from lab.sandbox.local import LocalModule
 
 PLAN_VARIABLE = "LEASE_LAB_PLAN"
 
@@ -43,6 +47,20 @@ class Target:
             raise LoadFailure(say("cannot_check", lang, step=step, problem=loaded.problems[step], function=function))
         return loaded.module
 
+    @contextmanager
+    def opened(self, step, plan):
+        """What one check of `step` calls: the learner's files in a learner process of their own
+        (lab/sandbox/remote.py), the lab's own code in this one (lab/sandbox/local.py)."""
+        if self.impl:
+            with remote.opened(self, _implementation(self), step, plan) as module:
+                yield module
+            return
+        module = LocalModule(self.module_for(step, plan.lang))
+        try:
+            yield module
+        finally:
+            module.close()
+
 
 @cache
 def _implementation(target):
@@ -70,6 +88,8 @@ class Plan:
     skip: list = field(default_factory=list)  # node ids already settled by an earlier child
     time_limit: float = 10.0  # seconds one check may run
     lang: str = "en"
+    scratch: str | None = None  # the folder the checks and the learner processes share (databases)
+    confined: bool = False  # learner processes run inside bubblewrap
 
     def dump(self, path):
         path.write_text(json.dumps(asdict(self)), encoding="utf-8")
@@ -80,7 +100,7 @@ class Plan:
         path = os.environ.get(PLAN_VARIABLE)
         if not path:
             every_step = tuple(step.number for step in load_course())
-            return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))])
+            return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))], scratch=tempfile.gettempdir())
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
         data["targets"] = [_target(t) for t in data["targets"]]

@@ -52,10 +52,11 @@ BROKEN = {
     ),
     "uninterruptible_hang": (
         7, "append", _body("release", "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\nwhile True:\n    pass"),
-        ["could not be interrupted"],
+        # The alarm is the checks' own, in another process: blocking it in the learner's changes nothing.
+        ["did not finish within", "07-release/step.py"],
     ),
     "sys_exit": (4, "append", _body("claim", "import sys\nsys.exit(3)"), ["SystemExit: 3", "04-claim/step.py"]),
-    "os_exit": (6, "append", _body("complete", "import os\nos._exit(3)"), ["os._exit(3) was called", "06-complete/step.py"]),
+    "os_exit": (6, "append", _body("complete", "import os\nos._exit(3)"), ["process running this check ended", "exit status 3"]),
     "os_exit_at_import": (7, "append", "\nimport os\nos._exit(0)\n", ["07-release/step.py", "ended the process", "top level"]),
     "keyboard_interrupt": (3, "append", _body("state", "raise KeyboardInterrupt"), ["KeyboardInterrupt", "03-state/step.py"]),
     "crash": (5, "append", _body("renew", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"), ["process running this check ended"]),

@@ -1,0 +1,119 @@
+"""The grader's side of the channel to one learner process: requests out, capped replies in.
+
+Replies are read by a thread of their own and handed to whoever waits for them, so that calls
+from several threads of a check (the races) are in flight at once. A reply longer than
+MAX_REPLY bytes, or one that is not JSON, ends the learner process: no flood grows the grader.
+"""
+
+import io
+import itertools
+import json
+import os
+import signal
+import threading
+import time
+import weakref
+
+from lab.sandbox import confinement
+
+MAX_REPLY = 1 << 20  # bytes of one reply
+_every = weakref.WeakSet()  # every learner process this process started, to end them all at exit
+
+
+class ChannelLost(Exception):
+    """The learner process is gone: it ended (``code``), flooded the channel or garbled it."""
+
+    def __init__(self, reason, code=None):
+        super().__init__(reason)
+        self.reason, self.code = reason, code
+
+
+class Stalled(Exception):
+    """No reply within the time the caller gave."""
+
+
+class LearnerProcess:
+    def __init__(self, scratch, confined):
+        self.popen = confinement.start(scratch, confined)
+        self.replies, self.lost = {}, None
+        self.arrived = threading.Condition()
+        self.ids, self.writing = itertools.count(), threading.Lock()
+        _every.add(self)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def ask(self, op, timeout, **fields):
+        return self.wait(self.send(op, **fields), timeout)
+
+    def send(self, op, **fields):
+        ident = next(self.ids)
+        data = (json.dumps({"id": ident, "op": op, **fields}) + "\n").encode()
+        try:
+            with self.writing:
+                while data:
+                    data = data[self.popen.stdin.write(data):]
+        except (OSError, ValueError):
+            self.kill()  # the reader then reports why the process is gone
+        return ident
+
+    def wait(self, ident, timeout):
+        deadline = time.monotonic() + timeout
+        with self.arrived:
+            while ident not in self.replies and self.lost is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Stalled()
+                self.arrived.wait(left)
+            if ident in self.replies:
+                return self.replies.pop(ident)
+            raise self.lost
+
+    @property
+    def alive(self):
+        return self.lost is None and self.popen.poll() is None
+
+    def kill(self):
+        """End the learner process and everything it started."""
+        for end in (lambda: os.killpg(self.popen.pid, signal.SIGKILL), self.popen.kill):
+            try:
+                end()
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.popen.wait()
+
+    def _read(self):
+        replies = io.BufferedReader(self.popen.stdout, MAX_REPLY)
+        lost = None
+        while lost is None:
+            line = replies.readline(MAX_REPLY + 1)
+            if not line:
+                lost = ChannelLost("ended", self._exit_code())
+            elif not line.endswith(b"\n"):
+                lost = ChannelLost("flood")
+            else:
+                try:
+                    reply = json.loads(line)
+                    ident = reply["id"]
+                except (ValueError, TypeError, KeyError):
+                    lost = ChannelLost("garbled")
+                    continue
+                with self.arrived:
+                    self.replies[ident] = reply
+                    self.arrived.notify_all()
+        if lost.reason != "ended":
+            self.kill()
+        with self.arrived:
+            self.lost = lost
+            self.arrived.notify_all()
+
+    def _exit_code(self):
+        try:
+            return self.popen.wait(timeout=2)
+        except Exception:  # noqa: BLE001 - still running with its channel closed: end it
+            self.kill()
+            return self.popen.returncode
+
+
+def end_all():
+    """End every learner process still running (before this process ends)."""
+    for process in list(_every):
+        process.kill()

@@ -1,0 +1,50 @@
+"""The grader checks itself: a fingerprint of the lab's own files, taken before and after a class run.
+
+The sandbox already keeps learner code away from these files; the fingerprint is the proof, and
+the alarm if anything (an unconfined run, a bug) ever changes them. The lab's code, checks,
+reference and mutants are hashed; the virtual environment's packages are compared by path,
+size and modification time (thousands of files: hashing them all would cost a second). Cached
+kill matrices may gain entries during a run, never change or lose one.
+"""
+
+import hashlib
+import os
+import sysconfig
+from pathlib import Path
+
+from lab.course import LAB_ROOT
+
+HASHED = ("checks", "lab", "solutions", "mutants", "mutation", "course.toml", "Makefile", "pyproject.toml")
+CACHES = ("build/kill-matrix", ".mutmut-stage/matrix-cache.json")
+
+
+def fingerprint():
+    """{path: digest} for the lab's files, {path: (size, mtime)} for the installed packages."""
+    found = {}
+    for name in HASHED:
+        for path in _files(LAB_ROOT / name):
+            found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    for path in _files(Path(sysconfig.get_paths()["purelib"])):
+        status = path.lstat()
+        found[str(path)] = (status.st_size, status.st_mtime_ns)
+    return found, _caches()
+
+
+def _caches():
+    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for name in CACHES for path in _files(LAB_ROOT / name)}
+
+
+def changes(before, after):
+    """The paths that differ: added, removed or changed lab files; changed or lost cache entries."""
+    (files, caches), (files_after, caches_after) = before, after
+    changed = sorted(path for path in files.keys() | files_after.keys() if files.get(path) != files_after.get(path))
+    changed += sorted(path for path, digest in caches.items() if caches_after.get(path) != digest)
+    return [os.path.relpath(path, LAB_ROOT) for path in changed]
+
+
+def _files(root):
+    if root.is_file() or root.is_symlink():
+        return [root]
+    if not root.is_dir():
+        return []
+    return sorted(path for path in root.rglob("*") if (path.is_file() or path.is_symlink()) and "__pycache__" not in path.parts)

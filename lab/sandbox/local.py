@@ -1,0 +1,82 @@
+"""The lab's own code (the reference, a pre-built mutant, mutmut's staged copy) as the checks see
+it: loaded into the checks' process, with the same few extra verbs as a learner's module.
+
+Only code the lab ships runs this way; a learner's files always run in a learner process
+(``remote.py``). The extras mirror ``RemoteModule``: slowed writes, a watched ``claim`` and a
+race of separate processes.
+"""
+
+import multiprocessing
+import posix
+import sqlite3
+import time
+
+from lab.sandbox.server import WatchedClaims, slow_down_writes
+
+
+class LocalModule:
+    def __init__(self, module):
+        self._module, self._undo = module, []
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+    def slow_down_writes(self):
+        real = slow_down_writes(sqlite3)
+        self._undo.append(lambda: setattr(sqlite3, "connect", real))
+
+    def watch_claims(self, patience):
+        real = self._module.claim
+        self._watcher = WatchedClaims(real, patience)
+        self._module.claim = self._watcher
+        self._undo.append(lambda: setattr(self._module, "claim", real))
+
+    def watched(self):
+        return self._watcher
+
+    def close(self):
+        while self._undo:
+            self._undo.pop()()
+
+    def race(self, name, arg_lists, timeout):
+        """name(*args) for each args, each in a process of its own, all released at the same moment.
+
+        The processes are forks of this one: they share the loaded code (and slowed writes) but
+        no lock or memory, so only the database can keep them apart.
+        """
+        fork = multiprocessing.get_context("fork")
+        start = fork.Barrier(len(arg_lists), timeout=timeout)
+        channels, processes = [], []
+        for args in arg_lists:
+            receive, send = fork.Pipe(duplex=False)
+            process = fork.Process(target=_answer, args=(getattr(self._module, name), args, start, send), daemon=True)
+            process.start()
+            send.close()
+            channels.append(receive)
+            processes.append(process)
+        deadline = time.monotonic() + timeout
+        answers = []
+        for receive in channels:
+            ready = receive.poll(max(0.0, deadline - time.monotonic()))
+            answers.append(receive.recv() if ready else TimeoutError(f"no answer within {timeout:g} s"))
+        for process in processes:
+            process.kill()
+            process.join()
+        return answers
+
+
+def _answer(function, args, start, send):
+    """In the forked process: wait for the others, call, send the answer, and end at once.
+
+    posix._exit, never returning: this process is a copy of the one running pytest, and must
+    not go on to run the rest of the checks.
+    """
+    try:
+        start.wait()
+        try:
+            answer = function(*args)
+        except Exception as error:  # noqa: BLE001 - sent back as the answer, in a form that pickles
+            answer = error if isinstance(error, NotImplementedError) else RuntimeError(f"{type(error).__name__}: {error}")
+        send.send(answer)
+    finally:
+        posix._exit(0)

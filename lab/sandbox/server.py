@@ -1,0 +1,226 @@
+"""The learner process: runs the learner's files and calls their functions on request.
+
+Started as ``python -I -S server.py LIMITS`` (inside the sandbox when there is one), it imports
+only the standard library, so that nothing of the lab needs to be visible to it. The channel is
+its stdin and stdout, one JSON object per line; the learner's own output goes to /dev/null.
+Values cross the channel as plain data only (see ``plain``): an object of the learner's, with
+an ``__eq__`` that says yes to everything, never reaches the checks.
+
+Requests, each with an ``id`` the reply repeats:
+  load     run one file's text into the module (``fresh``: a new, empty module first)
+  call     call one function of the module, in a thread of its own
+  slow     make every sqlite3 connection opened from now on pause before each write
+  watch    stand in for the module's ``claim``, recording each call (claim_many's checks)
+  watched  what the stand-in recorded
+  where    the innermost line of the learner's files that each running call is at
+"""
+
+import functools
+import json
+import os
+import resource
+import sqlite3
+import sys
+import threading
+import time
+import traceback
+import types
+
+MAX_TEXT = 2000  # characters of an error message or a repr sent back
+
+
+def main(limits):
+    channel_in, channel_out = os.fdopen(os.dup(0), "rb"), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the learner's prints go nowhere
+    _limit(limits)
+    server = Server()
+    lock = threading.Lock()
+
+    def reply(message):
+        data = (json.dumps(message) + "\n").encode()
+        with lock:
+            while data:
+                data = data[os.write(channel_out, data):]
+
+    for line in channel_in:
+        request = json.loads(line)
+        if request["op"] == "call":
+            threading.Thread(target=lambda r=request: reply(server.call(r)), daemon=True).start()
+        else:
+            reply({"id": request["id"], **getattr(server, request["op"])(request)})
+    os._exit(0)  # the grader closed the channel; threads the learner started end with the process
+
+
+def _limit(limits):
+    """Hard limits, soft and hard alike, set before any learner code runs: it cannot raise them."""
+    for name, value in limits.items():
+        kind = getattr(resource, name)
+        resource.setrlimit(kind, (value, value))
+
+
+class Server:
+    def __init__(self):
+        self.module = types.ModuleType("lease")
+        self.files = {}  # filename -> the path shown to the learner
+        self.running = {}  # thread id -> True while a call runs there
+        self.watcher = None
+
+    def load(self, request):
+        if request.get("fresh"):
+            self.module, self.files, self.watcher = types.ModuleType("lease"), {}, None
+        filename = request["filename"]
+        self.files[filename] = request["shown"]
+        return {"problem": self._run(request["text"], filename), "callables": [name for name, value in list(self.module.__dict__.items()) if callable(value)]}
+
+    def _run(self, text, filename):
+        """None, or what went wrong running one file."""
+        try:
+            code = _compiled(text, filename)
+        except SyntaxError as error:
+            return {"kind": "syntax", "line": error.lineno, "type": type(error).__name__, "error": error.msg}
+        try:
+            exec(code, self.module.__dict__)
+        except BaseException as error:  # noqa: BLE001 - learner code may raise anything, SystemExit too
+            where = self._where(error.__traceback__)
+            return {"kind": "raised", "line": where[1] if where else None, "type": type(error).__name__, "error": _text(error)}
+        return None
+
+    def call(self, request):
+        self.running[threading.get_ident()] = True
+        try:
+            value = getattr(self.module, request["name"])(*request["args"])
+            return {"id": request["id"], "value": plain(value)}
+        except BaseException as error:  # noqa: BLE001 - sent back, to be judged by the checks
+            return {"id": request["id"], "raised": self.described(error)}
+        finally:
+            self.running.pop(threading.get_ident(), None)
+
+    def described(self, error):
+        mro = [[cls.__module__, cls.__qualname__] for cls in type(error).__mro__]
+        return {"mro": mro, "message": _text(error), "where": self._where(error.__traceback__)}
+
+    def slow(self, request):
+        slow_down_writes(sqlite3)
+        return {}
+
+    def watch(self, request):
+        self.watcher = WatchedClaims(self.module.claim, request["patience"])
+        self.module.claim = self.watcher
+        return {}
+
+    def watched(self, request):
+        watcher = self.watcher
+        calls = [[owner, now, ttl, plain(answer)] for owner, now, ttl, answer in list(watcher.calls)]
+        return {"peak": watcher.peak, "alone": watcher.alone, "calls": calls}
+
+    def where(self, request):
+        frames = sys._current_frames()
+        found = [self._where_in(frames[ident]) for ident in list(self.running) if ident in frames]
+        return {"where": next((w for w in found if w), None)}
+
+    def _where(self, tb):
+        lines = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(tb)]
+        return self._innermost(lines)
+
+    def _where_in(self, frame):
+        lines = [(f.f_code.co_filename, line) for f, line in traceback.walk_stack(frame)]
+        return self._innermost(list(reversed(lines)))
+
+    def _innermost(self, lines):
+        """(shown path, line) of the last frame, outermost first, that is in a learner's file."""
+        mine = [(self.files[name], line) for name, line in lines if name in self.files]
+        return list(mine[-1]) if mine else None
+
+
+@functools.cache
+def _compiled(text, filename):
+    """Every check loads the files afresh: compiling each once per process is enough."""
+    return compile(text, filename, "exec")
+
+
+def plain(value, depth=0):
+    """A value as JSON: None, bools, ints, floats and strs as they are; tuples, lists, dicts and
+    bytes tagged; anything else (a Row, a subclass of int, an object of the learner's) as an
+    opaque repr that equals nothing on the other side."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if depth < 20 and kind in (tuple, list):
+        return {"tuple" if kind is tuple else "list": [plain(item, depth + 1) for item in value]}
+    if depth < 20 and kind is dict:
+        return {"dict": [[plain(k, depth + 1), plain(v, depth + 1)] for k, v in value.items()]}
+    if kind is bytes:
+        return {"bytes": value.hex()}
+    return {"opaque": f"{kind.__module__}.{kind.__qualname__}", "repr": _text(value, repr)}
+
+
+def _text(value, how=str):
+    try:
+        return how(value)[:MAX_TEXT]
+    except BaseException:  # noqa: BLE001 - a learner's __str__ may raise anything
+        return f"<{type(value).__name__}>"
+
+
+def slow_down_writes(sqlite):
+    """Make races visible: every connection opened from now on pauses before each write, and
+    before each BEGIN.
+
+    A claim that reads outside the write lock then lets every racer read "expired" before any
+    of them writes, so two claimers win on every run instead of once in a thousand; one that
+    reads and writes in two transactions lets another racer read between them. Returns the
+    real ``connect``, for a caller that puts it back.
+    """
+    real_connect = sqlite.connect
+
+    def pause_before_writes(statement):
+        if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE", "BEGIN")):
+            time.sleep(0.01)
+
+    def connect(*args, **kwargs):
+        conn = real_connect(*args, **kwargs)
+        conn.set_trace_callback(pause_before_writes)
+        return conn
+
+    sqlite.connect = connect
+    return real_connect
+
+
+class WatchedClaims:
+    """Stands in for the module's `claim` while claim_many runs: records every call and its answer.
+
+    Each call waits, up to `patience` seconds, until some claim other than itself is running:
+    claims in a pool of two or more threads meet at once; claims made one after the other
+    never do, and each of them is counted as having run alone.
+    """
+
+    def __init__(self, real, patience):
+        self.real, self.patience = real, patience
+        self.change = threading.Condition()
+        self.running = self.peak = self.alone = 0
+        self.calls = []  # (owner, now, ttl, what claim returned), in the order the calls ended
+
+    def __call__(self, path, job_id, owner, now, ttl):
+        with self.change:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.change.notify_all()
+            # Once one claim waited in vain, the next are counted with a short wait: one after
+            # the other, forty claims would otherwise outlast the time limit.
+            patience = self.patience if not self.alone else self.patience / 10
+            if not self.change.wait_for(lambda: self.peak >= 2, timeout=patience):
+                self.alone += 1
+        try:
+            answer = self.real(path, job_id, owner, now, ttl)
+            with self.change:
+                self.calls.append((owner, now, ttl, answer))
+            return answer
+        finally:
+            with self.change:
+                self.running -= 1
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))
