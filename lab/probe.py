@@ -20,7 +20,7 @@ def find_problems(implementation, settings):
     for _ in implementation.files:
         process = LearnerProcess(settings.scratch, settings.confined)
         try:
-            load(process, implementation, known, settings, timeout=settings.time_limit)
+            load(process, implementation, known, settings, one_by_one=True)
             break
         except LoadStopped as stopped:
             known.update(dict.fromkeys(stopped.file.steps, str(stopped)))

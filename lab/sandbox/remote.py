@@ -82,7 +82,7 @@ class RemoteModule:
     def __init__(self, process, functions, loaded, settings):
         self._process, self._functions, self._loaded, self._settings = process, functions, loaded, settings
         self.clean = True  # False once the process was changed for one check only, or stalled
-        self._slowed = False
+        self._slowed, self._racers = False, []
 
     def __getattr__(self, name):
         if name.startswith("_") or name not in self._functions:
@@ -132,15 +132,18 @@ class RemoteModule:
         """name(*args) for each args, each in a learner process of its own, sent at the same moment.
 
         Returns what each returned, or the exception it raised; TimeoutError for one that does
-        not answer within timeout seconds.
+        not answer within timeout seconds. The racers serve every race of this check.
         """
-        racers = [_started(self._settings, self._loaded, slow=self._slowed) for _ in arg_lists]
-        try:
-            sent = [racer.send("call", name=name, args=list(args)) for racer, args in zip(racers, arg_lists)]
-            return [_outcome(racer, ident, timeout) for racer, ident in zip(racers, sent)]
-        finally:
-            for racer in racers:
-                racer.kill()
+        missing = len(arg_lists) - len(self._racers)
+        if missing > 0:
+            self._racers += _started(self._settings, self._loaded, self._slowed, missing)
+        racers = self._racers[: len(arg_lists)]
+        sent = [racer.send("call", name=name, args=list(args)) for racer, args in zip(racers, arg_lists)]
+        return [_outcome(racer, ident, timeout) for racer, ident in zip(racers, sent)]
+
+    def close(self):
+        for racer in self._racers:
+            racer.kill()
 
 
 class Watched:
@@ -152,6 +155,7 @@ def _outcome(racer, ident, timeout):
     try:
         return _answer(racer.wait(ident, timeout))
     except Stalled:
+        racer.kill()
         return TimeoutError(f"no answer within {timeout:g} s")
     except ChannelLost as lost:
         return RuntimeError(f"the process ended ({lost.reason}, {lost.code})")
@@ -183,48 +187,56 @@ def opened(target, implementation, step, settings):
         try:
             loaded, functions, problems = load(process, implementation, dict(target.known_problems), settings)
         except LoadStopped as stopped:  # found now, not by the runner's probe
-            problems, module = dict.fromkeys(stopped.file.steps, str(stopped)), None
-            process.kill()
-            problems.setdefault(step, str(stopped))
+            raise LoadFailure(str(stopped)) from None
         if step in problems:
             function = load_course()[step - 1].function
             raise LoadFailure(say("cannot_check", settings.lang, step=step, problem=problems[step], function=function))
         module = RemoteModule(process, functions, loaded, settings)
         yield module
     finally:
+        if module is not None:
+            module.close()
         if module is not None and module.clean and process.alive:
             _idle[target.id] = process
         else:
             process.kill()
 
 
-def load(process, implementation, known, settings, timeout=None):
+def load(process, implementation, known, settings, one_by_one=False):
     """Run the implementation's files into a fresh module of process.
 
     Returns (the files that ran, the callable names, step -> problem). A file with a known
     problem (it hangs or ends the process, found by the runner's probe) is not run again.
+    one_by_one: a request per file, so that the one that hangs or ends the process is named
+    (the probe); otherwise one request for all.
     """
-    lang, loaded, callables, problems = settings.lang, [], set(), {}
+    lang, problems, to_run = settings.lang, {}, []
     for file in implementation.files:
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
         if problem is None and file.text is None:
             problem = say(file.refused or "missing", lang, file=shown, limit=MAX_FILE >> 20)
-        elif problem is None:
-            request = {"filename": str(file.path), "shown": shown, "text": file.text, "fresh": not loaded}
-            try:
-                reply = process.ask("load", timeout or settings.time_limit + GRACE, **request)
-            except (Stalled, ChannelLost) as stopped:
-                raise LoadStopped(file, _stopped_message(stopped, shown, timeout or settings.time_limit, lang)) from None
-            problem, callables = _problem(reply["problem"], shown, lang), set(reply["callables"])
-            loaded.append(request)
-        for number in file.steps:
-            function = load_course()[number - 1].function
-            if problem:
-                problems[number] = problem
-            elif function not in callables:
-                problems[number] = say("defines_no", lang, file=shown, function=function)
-    return loaded, callables, problems
+        if problem:
+            problems.update(dict.fromkeys(file.steps, problem))
+        else:
+            to_run.append((file, {"filename": str(file.path), "shown": shown, "text": file.text}))
+    batches = [[item] for item in to_run] if one_by_one else [to_run]
+    callables = set()
+    for index, batch in enumerate(batches):
+        try:
+            reply = process.ask("load", settings.time_limit + (0 if one_by_one else GRACE), files=[r for _, r in batch], fresh=index == 0)
+        except (Stalled, ChannelLost) as stopped:
+            file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
+            raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit, lang)) from None
+        for (file, request), ran in zip(batch, reply["files"]):
+            problem, callables = _problem(ran["problem"], request["shown"], lang), set(ran["callables"])
+            for number in file.steps:
+                function = load_course()[number - 1].function
+                if problem:
+                    problems[number] = problem
+                elif function not in callables:
+                    problems[number] = say("defines_no", lang, file=request["shown"], function=function)
+    return [request for _, request in to_run], callables, problems
 
 
 class LoadStopped(Exception):
@@ -250,11 +262,13 @@ def _problem(found, shown, lang):
     return say("raised", lang, file=shown, where=where, kind=found["type"], error=found["error"])
 
 
-def _started(settings, loaded, slow):
-    """A new learner process with the same files loaded (and writes slowed down, if asked)."""
-    process = LearnerProcess(settings.scratch, settings.confined)
-    for request in loaded:
-        process.ask("load", settings.time_limit + GRACE, **request)
-    if slow:
-        process.ask("slow", settings.time_limit)
-    return process
+def _started(settings, loaded, slow, count):
+    """New learner processes with the same files loaded (and writes slowed down, if asked),
+    started side by side."""
+    processes = [LearnerProcess(settings.scratch, settings.confined) for _ in range(count)]
+    asked = [(process, process.send("load", files=loaded, fresh=True)) for process in processes]
+    for process, ident in asked:
+        process.wait(ident, settings.time_limit + GRACE)
+        if slow:
+            process.ask("slow", settings.time_limit)
+    return processes

@@ -7,7 +7,7 @@ Values cross the channel as plain data only (see ``plain``): an object of the le
 an ``__eq__`` that says yes to everything, never reaches the checks.
 
 Requests, each with an ``id`` the reply repeats:
-  load     run one file's text into the module (``fresh``: a new, empty module first)
+  load     run files' texts into the module, in order (``fresh``: a new, empty module first)
   call     call one function of the module, in a thread of its own
   slow     make every sqlite3 connection opened from now on pause before each write
   watch    stand in for the module's ``claim``, recording each call (claim_many's checks)
@@ -18,6 +18,7 @@ Requests, each with an ``id`` the reply repeats:
 import functools
 import json
 import os
+import queue
 import resource
 import sqlite3
 import sys
@@ -45,13 +46,37 @@ def main(limits):
             while data:
                 data = data[os.write(channel_out, data):]
 
+    workers = Workers(lambda request: reply(server.call(request)))
     for line in channel_in:
         request = json.loads(line)
         if request["op"] == "call":
-            threading.Thread(target=lambda r=request: reply(server.call(r)), daemon=True).start()
+            workers.run(request)
         else:
             reply({"id": request["id"], **getattr(server, request["op"])(request)})
     os._exit(0)  # the grader closed the channel; threads the learner started end with the process
+
+
+class Workers:
+    """Threads that run calls, each call in a thread of its own: an idle one when there is one
+    (handing a call over costs far less than starting a thread), a new one when all are busy,
+    so that calls from racing threads of a check really run at the same time."""
+
+    def __init__(self, work):
+        self.work, self.idle, self.lock = work, [], threading.Lock()
+
+    def run(self, request):
+        with self.lock:
+            inbox = self.idle.pop() if self.idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), daemon=True).start()
+        inbox.put(request)
+
+    def _serve(self, inbox):
+        while True:
+            self.work(inbox.get())
+            with self.lock:
+                self.idle.append(inbox)
 
 
 def _limit(limits):
@@ -69,11 +94,15 @@ class Server:
         self.watcher = None
 
     def load(self, request):
+        """Run files in order into the module; for each, its problem and the names then callable."""
         if request.get("fresh"):
             self.module, self.files, self.watcher = types.ModuleType("lease"), {}, None
-        filename = request["filename"]
-        self.files[filename] = request["shown"]
-        return {"problem": self._run(request["text"], filename), "callables": [name for name, value in list(self.module.__dict__.items()) if callable(value)]}
+        ran = []
+        for file in request["files"]:
+            self.files[file["filename"]] = file["shown"]
+            problem = self._run(file["text"], file["filename"])
+            ran.append({"problem": problem, "callables": [name for name, value in list(self.module.__dict__.items()) if callable(value)]})
+        return {"files": ran}
 
     def _run(self, text, filename):
         """None, or what went wrong running one file."""
