@@ -59,8 +59,10 @@ class CheckRun:
         return ALL_PASS if all(self.step_passes(n) for n in self.steps) else SOME_FAIL
 
 
-def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True, strict=False):
+def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True, strict=False, budget=None):
     """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
+
+    budget: seconds the learner's checks may take in all (the rest is reported as not run).
 
     Both run at once, each in its own child process: the learner's code never shares a process
     with the mutants, so nothing it does can change the kill matrix.
@@ -69,7 +71,7 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
     learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
     with ThreadPoolExecutor(3) as pool:
-        learner_run = pool.submit(run, learner, time_limit, lang)
+        learner_run = pool.submit(run, learner, time_limit, lang, budget)
         mutant_run = pool.submit(mutant_verdicts, mutants, time_limit, lang, use_cache)
         # The learner's predictions meet the same mutants, in children of their own.
         predicted = pool.submit(predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache)

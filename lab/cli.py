@@ -56,6 +56,7 @@ def build_parser():
     check.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
     check.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
     check.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
+    check.add_argument("--budget", type=float, default=600.0, metavar="SECONDS", help="time all the checks of your code may take")
     check.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
     check.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
     check.add_argument("--show", choices=("all",), help="'all': show every mutant's change and catching checks before the learner predicted (instructors)")
@@ -104,7 +105,7 @@ def run_check(arguments):
         print(say("unconfined", arguments.lang), file=sys.stderr)
     outcome = checking.check(
         impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl,
-        strict=arguments.strict,
+        strict=arguments.strict, budget=arguments.budget,
     )
     outcome.show_all = arguments.show == "all"
     report.render(outcome, arguments.lang, verbose=arguments.verbose)

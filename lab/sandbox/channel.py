@@ -34,7 +34,7 @@ class Stalled(Exception):
 
 class LearnerProcess:
     def __init__(self, scratch, confined):
-        self.popen = confinement.start(scratch, confined)
+        self.popen, self.group = confinement.start(scratch, confined)
         self.replies, self.lost = {}, None
         self.arrived = threading.Condition()
         self.ids, self.writing = itertools.count(), threading.Lock()
@@ -79,6 +79,9 @@ class LearnerProcess:
             except (ProcessLookupError, PermissionError):
                 pass
         self.popen.wait()
+        if self.group:
+            confinement.remove_group(self.group)
+            self.group = None
 
     def _read(self):
         replies = io.BufferedReader(self.popen.stdout, MAX_REPLY)

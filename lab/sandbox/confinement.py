@@ -11,11 +11,13 @@ Without bubblewrap (a learner's own machine) the same server runs in a session o
 with the same resource limits: the learner can only fool themselves there.
 """
 
+import itertools
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from functools import cache
 from pathlib import Path
 
@@ -85,9 +87,47 @@ def bwrap(writable=(), readable=()):
 
 
 def start(scratch, confined, cpu_seconds=CPU_SECONDS):
-    """A running learner server, its channel on stdin and stdout."""
-    return subprocess.Popen(
+    """A running learner server, its channel on stdin and stdout, and its pids cgroup (or None)."""
+    group = _pids_group() if confined else None
+    popen = subprocess.Popen(
         command(scratch, confined, cpu_seconds), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         cwd=scratch, env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2", "TMPDIR": str(scratch)},
-        start_new_session=True, bufsize=0,
+        start_new_session=True, bufsize=0, preexec_fn=(lambda: _join(group)) if group else None,
     )
+    return popen, group
+
+
+# The kernel never applies RLIMIT_NPROC to root, and a sandbox started by root is root outside
+# its user namespace. There, a pids cgroup of its own holds the learner process to PROCESSES.
+PIDS_HIERARCHY = Path("/sys/fs/cgroup/pids")
+_groups = itertools.count()
+
+
+def _pids_group():
+    if os.geteuid() != 0 or not os.access(PIDS_HIERARCHY / "cgroup.procs", os.W_OK):
+        return None
+    group = PIDS_HIERARCHY / f"lease-lab-{os.getpid()}-{next(_groups)}"
+    try:
+        group.mkdir()
+        (group / "pids.max").write_text(str(PROCESSES))
+    except OSError:
+        return None
+    return group
+
+
+def _join(group):
+    """In the new process, before bubblewrap starts: join the group (its children follow)."""
+    with open(group / "cgroup.procs", "w") as procs:
+        procs.write(str(os.getpid()))
+
+
+def remove_group(group):
+    """Remove a learner process's pids cgroup once everything in it has ended."""
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # still busy: the namespace's last processes are being reaped
+            time.sleep(0.01)
