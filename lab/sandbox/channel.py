@@ -10,6 +10,7 @@ import itertools
 import json
 import os
 import signal
+import subprocess
 import threading
 import time
 import weakref
@@ -37,7 +38,7 @@ class LearnerProcess:
         self.popen, self.group = confinement.start(scratch, confined)
         self.replies, self.lost = {}, None
         self.arrived = threading.Condition()
-        self.ids, self.writing = itertools.count(), threading.Lock()
+        self.ids, self.writing, self.ending = itertools.count(), threading.Lock(), threading.RLock()
         _every.add(self)
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -73,15 +74,17 @@ class LearnerProcess:
 
     def kill(self):
         """End the learner process and everything it started."""
-        for end in (lambda: os.killpg(self.popen.pid, signal.SIGKILL), self.popen.kill):
-            try:
-                end()
-            except (ProcessLookupError, PermissionError):
-                pass
-        self.popen.wait()
-        if self.group:
-            confinement.remove_group(self.group)
-            self.group = None
+        with self.ending:
+            if self.popen.returncode is None:  # never signal a group whose leader was reaped
+                for end in (lambda: os.killpg(self.popen.pid, signal.SIGKILL), self.popen.kill):
+                    try:
+                        end()
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                self.popen.wait()
+            if self.group:
+                confinement.remove_group(self.group)
+                self.group = None
 
     def _read(self):
         replies = io.BufferedReader(self.popen.stdout, MAX_REPLY)
@@ -102,8 +105,7 @@ class LearnerProcess:
                 with self.arrived:
                     self.replies[ident] = reply
                     self.arrived.notify_all()
-        if lost.reason != "ended":
-            self.kill()
+        self.kill()
         with self.arrived:
             self.lost = lost
             self.arrived.notify_all()
@@ -111,7 +113,7 @@ class LearnerProcess:
     def _exit_code(self):
         try:
             return self.popen.wait(timeout=2)
-        except Exception:  # noqa: BLE001 - still running with its channel closed: end it
+        except subprocess.TimeoutExpired:  # still running with its channel closed: end it
             self.kill()
             return self.popen.returncode
 
