@@ -163,12 +163,9 @@ def claim(path, job_id, owner, now, ttl):
     return 1
 """)
     assert lease.claim("db", "job", "A", 10.0, 5.0) == 1
-    assert _running(marker), "the daemons did not start: the test would prove nothing"
+    assert _waited_for(lambda: len(_running(marker)) == 3), "the daemons did not start: the test would prove nothing"
     process.kill()
-    deadline = time.monotonic() + 3
-    while _running(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _running(marker)
+    assert _waited_for(lambda: not _running(marker))
 
 
 def test_the_number_of_processes_and_threads_is_capped(scratch):
@@ -199,6 +196,13 @@ def test_unconfined_learner_processes_work_the_same_way(scratch):
         process.kill()
 
 
+def _waited_for(condition, seconds=3.0):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return condition()
+
+
 def _running(marker):
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -209,3 +213,22 @@ def _running(marker):
         except OSError:
             pass
     return found
+
+
+def test_check_class_refuses_to_grade_without_confinement_and_says_what_to_install(tmp_path, monkeypatch, capsys):
+    from lab import cli
+
+    monkeypatch.setattr(confinement, "available", lambda: False)
+    (tmp_path / "learner").mkdir()
+    assert cli.main(["class", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "apt-get install bubblewrap" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_learners_own_check_runs_unconfined_without_bubblewrap_and_says_so_in_one_line(monkeypatch, capsys):
+    from lab import cli
+
+    monkeypatch.setattr(confinement, "available", lambda: False)
+    assert cli.main(["check", "1", "--impl", "solutions", "--no-mutants"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "bubblewrap" in line]
+    assert notes == ["note: bubblewrap is not installed, so your code runs unconfined (fine on your own machine; graders use it)"]
