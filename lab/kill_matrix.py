@@ -24,7 +24,7 @@ from lab.runner import Result, run
 from lab.targets import Target
 
 CACHE_DIR = LAB_ROOT / "build" / "kill-matrix"
-INPUTS = ("course.toml", "checks/**/*.py", "checks/pytest.ini", "solutions/**/*.py", "mutants/*.toml", "lab/*.py")
+INPUTS = ("course.toml", "checks/**/*.py", "checks/pytest.ini", "solutions/**/*.py", "mutants/*.toml", "lab/*.py", "lab/sandbox/*.py")
 
 
 def fingerprint(mutants, time_limit, lang=None):

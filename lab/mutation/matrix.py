@@ -127,7 +127,7 @@ def _prebuilt():
 def checker_digest():
     """What decides a check's outcome besides the code under test: the checks and the checker."""
     files = sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini"))
-    files += sorted((LAB_ROOT / "lab").glob("*.py")) + [LAB_ROOT / "course.toml"]
+    files += sorted((LAB_ROOT / "lab").glob("*.py")) + sorted((LAB_ROOT / "lab" / "sandbox").glob("*.py")) + [LAB_ROOT / "course.toml"]
     return digest(*(f"{p.name}\0{p.read_text(encoding='utf-8')}" for p in files))
 
 
