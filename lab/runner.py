@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -157,13 +158,14 @@ class ChildOutcome:
 def _run_child(plan_path, events, workdir, time_limit, deadline, command):
     """Run one child until it ends, or kill it when one check runs far past the time limit."""
     stderr_path = workdir / "stderr.txt"
-    with open(stderr_path, "w") as stderr:
+    sandboxed = command[0] == "bwrap"  # learner tests: hard limits as for a learner process
+    with open(stderr_path, "w") as stderr, (confinement.limited() if sandboxed else nullcontext()) as preexec:
         # The scratch folder as working folder: nothing the code under test writes to a
         # relative path lands in the lab.
         child = subprocess.Popen(
             command,
             cwd=plan_path.parent / "scratch", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=child_environment(plan_path.parent / "scratch"), start_new_session=True,
+            env=child_environment(plan_path.parent / "scratch"), start_new_session=True, preexec_fn=preexec,
         )
         hung, out_of_time = _watch(child, events, time_limit, deadline)
     with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it

@@ -14,10 +14,12 @@ with the same resource limits: the learner can only fool themselves there.
 import itertools
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -95,6 +97,29 @@ def start(scratch, confined, cpu_seconds=CPU_SECONDS):
         start_new_session=True, bufsize=0, preexec_fn=(lambda: _join(group)) if group else None,
     )
     return popen, group
+
+
+TEST_MEMORY = 4 << 30  # learner tests run inside pytest, Hypothesis and the lab's checks
+
+
+@contextmanager
+def limited():
+    """A preexec function for a sandboxed run of learner tests (the predictions): the same hard
+    limits, more memory, and a pids cgroup where the grader runs as root; removed afterwards."""
+    group = _pids_group()
+    settings = {**limits(), "RLIMIT_AS": TEST_MEMORY}
+
+    def preexec():
+        if group:
+            _join(group)
+        for name, value in settings.items():
+            resource.setrlimit(getattr(resource, name), (value, value))
+
+    try:
+        yield preexec
+    finally:
+        if group:
+            remove_group(group)
 
 
 # The kernel never applies RLIMIT_NPROC to root, and a sandbox started by root is root outside
