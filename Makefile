@@ -27,7 +27,7 @@ TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check check-class artifact test clean mutation-report demo stress bench hint progress next reset-step restore-step watch
+.PHONY: help check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step watch
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -84,6 +84,9 @@ mutation-report: $(STAMP) ## mutmut over IMPL (default solutions) with a kill ma
 
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest
+
+test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run
+	$(PY) -m pytest tests/test_grader_attacks.py --all-attacks
 
 clean: ## remove the virtual environment and build outputs
 	rm -rf $(VENV) build reports .mutmut-stage

@@ -23,3 +23,7 @@ def stubs(tmp_path_factory):
 def stub_run(stubs):
     """The stubs as shipped, against every check."""
     return check(stubs, every_step(), (), impl_label="steps")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--all-attacks", action="store_true", help="tests/test_grader_attacks.py: every kind of attack, not a representative few")
