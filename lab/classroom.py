@@ -16,43 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab import predictions, results_json
-from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, CheckRun, mutant_verdicts
+from lab.check import CheckRun, mutant_verdicts
 from lab.course import load_course
 from lab.implementation import STEP_FILE, read
+from lab.messages import say, words_of
 from lab.mutants import load_mutants
 from lab.runner import run
 from lab.sandbox import integrity
+from lab.status import CheckStatus, ExitStatus
 from lab.targets import Target
-
-WORDS = {
-    "en": {
-        "passed": "passed", "not_implemented": "not implemented", "missing": "missing",
-        "failed": "failed at {clause}", "timeout": "timed out at {clause}", "crashed": "crashed at {clause}",
-        "error": "error: {message}", "no_steps": "no steps/ folder and no step files",
-        "line": "{name}: {passed}/{steps} steps pass, {checks_passed}/{checks} checks{first}",
-        "first": "; first problem: step {step} {cell}",
-        "learner": "learner", "step": "step {n}", "summary": "summary",
-        "heading": "Class {root}: {count} learners, checked in {seconds:.1f} s",
-        "lab_broken": "The lab itself is broken: {problems}",
-        "predictions": "predictions", "caught": "{caught}/{count} mutants caught",
-        "rejects": "; rejects correct code: step {steps}", "not_run": "not run",
-        "lab_changed": "{count} of the lab's own files changed during the run: {paths}",
-    },
-    "ja": {
-        "passed": "合格", "not_implemented": "未実装", "missing": "ファイルなし",
-        "failed": "{clause} で不合格", "timeout": "{clause} で時間切れ", "crashed": "{clause} でプロセス終了",
-        "error": "エラー: {message}", "no_steps": "steps/ フォルダもステップのファイルもありません",
-        "line": "{name}: {steps} ステップ中 {passed} ステップ合格、{checks} 件中 {checks_passed} 件の検査に合格{first}",
-        "first": "。最初の問題: ステップ {step} {cell}",
-        "learner": "学習者", "step": "ステップ {n}", "summary": "概要",
-        "heading": "クラス {root}: 学習者 {count} 人、検査時間 {seconds:.1f} 秒",
-        "lab_broken": "ラボ自体に問題があります: {problems}",
-        "predictions": "予想", "caught": "{count} 件中 {caught} 件のミュータントを検出",
-        "rejects": "。正しいコードを拒否: ステップ {steps}", "not_run": "未実行",
-        "lab_changed": "実行中にラボ自身のファイルが {count} 個変更されました: {paths}",
-    },
-}
-
 
 @dataclass
 class Submission:
@@ -75,9 +47,9 @@ class ClassRun:
     @property
     def exit_status(self):
         if self.lab_problems or any(v.survived for v in self.verdicts):
-            return LAB_BROKEN
-        everyone = all(s.results and all(r.status == "passed" for r in s.results) for s in self.submissions)
-        return ALL_PASS if everyone else SOME_FAIL
+            return ExitStatus.LAB_BROKEN
+        everyone = all(s.results and all(r.status == CheckStatus.PASSED for r in s.results) for s in self.submissions)
+        return ExitStatus.ALL_PASS if everyone else ExitStatus.SOME_FAIL
 
 
 def find_submissions(root):
@@ -85,6 +57,9 @@ def find_submissions(root):
     course = load_course()
     found = []
     for folder in sorted(p for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if folder.is_symlink():  # a learner folder that is a link to someone else's code
+            found.append(Submission(folder.name, None, problem="refused_link"))
+            continue
         for candidate in (folder / "steps", folder):
             if any((candidate / step.dir / STEP_FILE).is_file() for step in course):
                 found.append(Submission(folder.name, candidate))
@@ -115,15 +90,15 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
     changed = integrity.changes(before, integrity.fingerprint())
     if changed:
-        outcome.lab_problems.append(WORDS[lang]["lab_changed"].format(count=len(changed), paths=", ".join(changed[:5])))
+        outcome.lab_problems.append(say("class.lab_changed", lang, count=len(changed), paths=", ".join(changed[:5])))
     outcome.seconds = time.monotonic() - started
     return outcome
 
 
 def _check_one(submission, steps, time_limit, lang, budget, mutants=True):
     began = time.monotonic()
-    if submission.impl is None:
-        submission.problem = WORDS[lang]["no_steps"]
+    if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
+        submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name)
         return
     try:  # the budget counts from here: the first read of the files is part of it
         read(submission.impl, label=submission.name)
@@ -141,30 +116,30 @@ def cell(results, lang="en", root=None):
     """One learner's verdict on one step: 'passed', 'failed at C4.5', 'error: …'.
 
     Paths in messages are shown relative to the class folder root: 'cho/05-renew/step.py'."""
-    words = WORDS[lang]
+    words = words_of("class", lang)
     if not results:
-        return words["missing"]
-    if all(r.status == "passed" for r in results):
-        return words["passed"]
-    if all(r.status == "not_implemented" for r in results):
-        return words["not_implemented"]
-    first = next(r for r in results if r.status not in ("passed", "not_implemented"))
-    if first.status == "error":
+        return words("missing")
+    if all(r.status == CheckStatus.PASSED for r in results):
+        return words(CheckStatus.PASSED)
+    if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in results):
+        return words(CheckStatus.NOT_IMPLEMENTED)
+    first = next(r for r in results if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED))
+    if first.status == CheckStatus.ERROR:
         message = first.message.splitlines()[0] if first.message else ""
         message = message.replace(f"{root}/", "") if root else message
-        return words["error"].format(message=message[:160] + ("…" if len(message) > 160 else ""))
-    return words[first.status].format(clause=" ".join(first.clauses))
+        return words("error", message=message[:160] + ("…" if len(message) > 160 else ""))
+    return words(CheckStatus(first.status), clause=" ".join(first.clauses))
 
 
 def table(outcome, lang="en"):
     """Rows learner × step (the header first), and the one-line summary of each learner."""
-    words = WORDS[lang]
+    words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    rows = [[words["learner"], *(words["step"].format(n=n) for n in steps), words["predictions"], words["summary"]]]
+    rows = [[words("learner"), *(words("step", n=n) for n in steps), words("predictions"), words("summary")]]
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
         if submission.problem:
-            cells = [words["error"].format(message=submission.problem)] * len(steps)
+            cells = [words("error", message=submission.problem)] * len(steps)
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
         rows.append([submission.name, *cells, prediction_cell(submission, lang), line])
@@ -174,28 +149,29 @@ def table(outcome, lang="en"):
 def prediction_cell(submission, lang="en"):
     """How many of the course's mutants the learner's predictions catch (a prediction that rejects
     correct code catches none)."""
-    words = WORDS[lang]
+    words = words_of("class", lang)
     if submission.predictions is None:
-        return words["not_run"]
+        return words("not_run")
     written = [p for p in submission.predictions if p.written]
     caught = sum(p.caught_count for p in written)
     count = len(load_mutants())
-    text = words["caught"].format(caught=caught, count=count)
+    text = words("caught", caught=caught, count=count)
     rejects = [str(p.step) for p in written if p.status == predictions.REJECTS]
-    return text + (words["rejects"].format(steps=", ".join(rejects)) if rejects else "")
+    return text + (words("rejects", steps=", ".join(rejects)) if rejects else "")
 
 
 def summary_line(submission, steps, lang="en", root=None):
-    words = WORDS[lang]
+    words = words_of("class", lang)
     if submission.problem:
-        return f"{submission.name}: {words['error'].format(message=submission.problem)}"
+        return f"{submission.name}: {words('error', message=submission.problem)}"
     by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
-    passed = [n for n in steps if by_step[n] and all(r.status == "passed" for r in by_step[n])]
+    passed = [n for n in steps if by_step[n] and all(r.status == CheckStatus.PASSED for r in by_step[n])]
     failing = next((n for n in steps if n not in passed), None)
-    first = words["first"].format(step=failing, cell=cell(by_step[failing], lang, root)) if failing else ""
-    return words["line"].format(
+    first = words("first", step=failing, cell=cell(by_step[failing], lang, root)) if failing else ""
+    return words(
+        "line",
         name=submission.name, passed=len(passed), steps=len(steps), first=first,
-        checks=len(submission.results), checks_passed=sum(r.status == "passed" for r in submission.results),
+        checks=len(submission.results), checks_passed=sum(r.status == CheckStatus.PASSED for r in submission.results),
     )
 
 
@@ -215,12 +191,12 @@ def write(outcome, out_dir, lang="en"):
 
 
 def markdown(outcome, rows, lang="en"):
-    words = WORDS[lang]
-    heading = words["heading"].format(root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
+    words = words_of("class", lang)
+    heading = words("heading", root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
     lines = [f"# {heading}", ""]
-    problems = outcome.lab_problems + [f"{v.mutant.id} survived" for v in outcome.verdicts if v.survived]
+    problems = outcome.lab_problems + [say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived]
     if problems:
-        lines += [f"**{words['lab_broken'].format(problems='; '.join(problems))}**", ""]
+        lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
     header, *body = [row[:-1] for row in rows]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))

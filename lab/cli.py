@@ -1,12 +1,14 @@
 """The command line: ``python -m lab check STEP``, ``python -m lab class DIR`` and ``python -m lab artifact``.
 
-``demo``, ``stress``, ``bench`` and ``lease`` belong to lab/field, which parses their arguments.
+``demo``, ``stress``, ``bench`` and ``lease`` belong to lab/field, the learner's verbs to lab/learner
+and ``mutation`` to lab/mutation/command.py: each parses its own arguments.
 
 The Makefile's targets call these; every problem with what was typed ends in a one-line
 message and exit status 2, never in a traceback.
 """
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +23,9 @@ from lab.messages import say
 from lab.mutants import MutantError
 from lab.runner import LabBroken
 from lab.sandbox import confinement
+from lab.status import ExitStatus
+
+MUTATION = {"mutation": "the mutation report of an implementation: mutmut's mutants and the pre-built ones, with a kill matrix"}
 
 
 def parse_steps(text, lang="en"):
@@ -41,7 +46,9 @@ def resolve_impl(text, lang="en"):
         path = LAB_ROOT / text
     if not path.exists():
         raise UsageError(say("no_impl", lang, impl=text))
-    return path.resolve()  # the children run in the lab's folder, not in the current one
+    # Absolute (the children run in a scratch folder, not in the current one), links kept: a
+    # step file that is a link, or lies in a linked folder, is refused by the reader.
+    return Path(os.path.abspath(path))
 
 
 def build_parser():
@@ -71,7 +78,7 @@ def build_parser():
     artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
     artifact.add_argument("--impl", default="steps")
     artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
-    for name, text in {**field.VERBS, **learner.VERBS}.items():  # listed for --help; lab/field and lab/learner parse them
+    for name, text in {**field.VERBS, **learner.VERBS, **MUTATION}.items():  # listed for --help; parsed where they belong
         verbs.add_parser(name, help=text, add_help=False)
     return parser
 
@@ -82,6 +89,10 @@ def main(argv=None):
         return field.main(argv)
     if argv and argv[0] in learner.VERBS:
         return learner.main(argv)
+    if argv and argv[0] in MUTATION:
+        from lab.mutation.command import main as mutation_report  # mutmut is imported only for this verb
+
+        return mutation_report(argv[1:])
     arguments = build_parser().parse_args(argv)
     try:
         if arguments.verb == "artifact":
@@ -91,10 +102,10 @@ def main(argv=None):
         return run_check(arguments)
     except UsageError as error:
         print(error, file=sys.stderr)
-        return checking.USAGE
+        return ExitStatus.USAGE
     except (LabBroken, MutantError) as error:
-        print(f"The lab itself is broken: {error}", file=sys.stderr)
-        return checking.LAB_BROKEN
+        print(say("lab_broken", getattr(arguments, "lang", "en"), error=error), file=sys.stderr)
+        return ExitStatus.LAB_BROKEN
 
 
 def run_check(arguments):
@@ -120,7 +131,7 @@ def run_check(arguments):
 def run_class(arguments):
     root = Path(arguments.dir)
     if not arguments.dir or not root.is_dir():
-        raise UsageError(f"DIR={arguments.dir}: no such folder. usage: make check-class DIR=submissions/")
+        raise UsageError(say("command.class_dir", arguments.lang, dir=arguments.dir))
     if not confinement.available():  # a class's verdicts must hold against code that cheats
         raise UsageError(say("needs_bubblewrap", arguments.lang))
     outcome = classroom.check_class(
@@ -138,7 +149,7 @@ def write_artifact(arguments):
     out = Path(arguments.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.resolve() in {f.path.resolve() for f in implementation.files}:
-        raise UsageError(f"OUT={arguments.out} would overwrite the implementation itself")
+        raise UsageError(say("command.overwrite", out=arguments.out))
     out.write_text(assemble(implementation), encoding="utf-8")
-    print(f"wrote {out} from {implementation.label}")
-    return 0
+    print(say("command.artifact_written", out=out, label=implementation.label))
+    return ExitStatus.ALL_PASS

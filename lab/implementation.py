@@ -56,14 +56,15 @@ class LoadedImplementation:
 
 
 def display_path(path):
-    """A path as the learner would type it: relative to the current folder when inside it."""
+    """A path as the learner would type it: relative to the current folder when inside it (links
+    kept: a linked file is named where the learner put it, not where it points)."""
     try:
-        return str(Path(path).resolve().relative_to(os.environ.get(SHOWN_FROM) or Path.cwd()))
+        return str(Path(os.path.abspath(path)).relative_to(os.environ.get(SHOWN_FROM) or Path.cwd()))
     except ValueError:
         return str(path)
 
 
-def read(path, label=None):
+def read(path, label=None, lang="en"):
     """Read the implementation at path: a steps-like folder or a single .py file."""
     path = Path(path)
     course = load_course()
@@ -71,11 +72,11 @@ def read(path, label=None):
     if path.is_dir():
         files = [_source((step.number,), path / step.dir / STEP_FILE, [path, path / step.dir]) for step in course]
         if all(f.text is None and not f.refused for f in files):
-            raise UsageError(f"{label} has none of the step files (such as {course[0].dir}/{STEP_FILE})")
+            raise UsageError(say("no_step_files", lang, label=label, example=f"{course[0].dir}/{STEP_FILE}"))
         return Implementation(label, tuple(files))
     if path.suffix == ".py" and (path.is_file() or path.is_symlink()):
         return Implementation(label, (_source(tuple(s.number for s in course), path, []),))
-    raise UsageError(f"{label}: no such folder or .py file")
+    raise UsageError(say("no_such_impl", lang, label=label))
 
 
 MAX_FILE = 1 << 20  # bytes of one step file

@@ -78,11 +78,12 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confin
 def _probed(target, settings):
     """The learner's target, with the files that hang or end the process when run found first.
 
-    Its path made absolute: the children run in the scratch folder, not in this one.
+    Its path made absolute, links kept (the reader refuses files that are links or lie in a
+    linked folder): the children run in the scratch folder, not in this one.
     """
     if not target.impl:
         return target
-    impl = str(Path(target.impl).resolve())
+    impl = os.path.abspath(target.impl)
     return replace(target, impl=impl, known_problems=find_problems(read(impl, label=target.id), settings))
 
 
