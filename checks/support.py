@@ -2,10 +2,13 @@
 and word a failure as "called …; got …; expected …" in the learner's language."""
 
 import sqlite3
-from contextlib import closing
+import threading
+import time
+from contextlib import closing, contextmanager
 
 from hypothesis import strategies as st
 
+from lab.messages import say
 from lab.outcomes import CallRaised, NotImplementedYet
 from lab.targets import Plan
 
@@ -68,7 +71,7 @@ def call(lease, name, *args):
             raise
         if isinstance(error, NotImplementedError):
             raise NotImplementedYet(text) from error
-        raise CallRaised(text, error) from error
+        raise CallRaised(text, error, LANG) from error
 
 
 def raised(lease, name, *args):
@@ -90,27 +93,25 @@ def words(en, ja):
 
 def then(first, second):
     """'claim(...), then state(...)': two steps of a call sequence, in the learner's language."""
-    return f"{first} のあと {second}" if LANG == "ja" else f"{first}, then {second}"
+    return say("checks.then", LANG, first=first, second=second)
 
 
 def on(called, stored):
     """'claim(...) on {row}': a call made on a stored row, in the learner's language."""
-    return f"行 {stored} に対して {called}" if LANG == "ja" else f"{called} on {stored}"
+    return say("checks.on", LANG, called=called, stored=stored)
 
 
 def explain(called, got, en, ja):
     """The failure message: what was called, what came back, what the contract expects."""
-    if LANG == "ja":
-        return f"呼び出し: {called}\n結果:     {got!r}\n期待:     {ja}"
-    return f"called:   {called}\ngot:      {got!r}\nexpected: {en}"
+    return say("checks.explain", LANG, called=called, got=repr(got), expected=words(en, ja))
 
 
 def changes(before, after):
     """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was."""
     if after is None:
-        return "the row is gone" if LANG == "en" else "行が消えた"
+        return say("checks.row_gone", LANG)
     if before is None:
-        return "a row was created" if LANG == "en" else "行が作られた"
+        return say("checks.row_created", LANG)
     return ", ".join(f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k])
 
 
@@ -118,6 +119,33 @@ def assert_unchanged(db, job_id, before, called, en, ja):
     """The stored row must be exactly as it was before the call."""
     after = row(db, job_id)
     assert after == before, explain(called, changes(before, after), en, ja)
+
+
+@contextmanager
+def write_lock_held(db, seconds=0.2):
+    """Another connection holds the database's write lock for `seconds` while racers start.
+
+    Racers that read outside the write lock all read "free" meanwhile, and their writes queue
+    up behind the lock: a claim that does not read and update inside one BEGIN IMMEDIATE then
+    lets two racers win, whatever its code does to its own connections (the slowed writes are
+    a hint inside the learner's process; this lock is the database's own).
+    """
+    held = threading.Event()
+
+    def hold():
+        with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            held.set()
+            time.sleep(seconds)
+            conn.execute("COMMIT")
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    try:
+        yield
+    finally:
+        holder.join()
 
 
 def in_processes(lease, name, arg_lists, called, timeout=5.0):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sequences import model_check
-from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, on, raised, row, seed
+from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, on, raised, row, seed, write_lock_held
 
 @pytest.mark.clause("C4.1")
 @given(ttl=NON_POSITIVE_TTLS)
@@ -127,7 +127,7 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
             except Exception as error:  # noqa: BLE001 - a racer that raises is reported below
                 return error
 
-        with ThreadPoolExecutor(len(racers)) as pool:
+        with write_lock_held(db), ThreadPoolExecutor(len(racers)) as pool:
             got = list(pool.map(claim_together, racers))
         called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} threads at once {racers} (round {attempt + 1}, writes slowed down)"
         winners = [r for r in got if r is not None]
@@ -152,7 +152,8 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
         db = new_db()
         seed(db, "job")
         called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} processes at once {racers} (round {attempt + 1}, writes slowed down)"
-        got = in_processes(lease, "claim", [(db, "job", owner, 10.0, 5.0) for owner in racers], called)
+        with write_lock_held(db):
+            got = in_processes(lease, "claim", [(db, "job", owner, 10.0, 5.0) for owner in racers], called)
         assert sorted(got, key=repr) == [1, None, None, None], explain(
             called, got,
             en="exactly one 1 and None for the rest, nothing raised: only BEGIN IMMEDIATE keeps processes apart",
