@@ -37,6 +37,7 @@ class LearnerProcess:
     def __init__(self, scratch, confined):
         self.popen, self.group = confinement.start(scratch, confined)
         self.replies, self.lost = {}, None
+        self.on_event = None  # called, in the reader's thread, with each message the process sends unasked
         self.arrived = threading.Condition()
         self.ids, self.writing, self.ending = itertools.count(), threading.Lock(), threading.RLock()
         _every.add(self)
@@ -98,8 +99,11 @@ class LearnerProcess:
             else:
                 try:
                     reply = json.loads(line)
+                    if "event" in reply:
+                        self.on_event(reply)
+                        continue
                     ident = reply["id"]
-                except (ValueError, TypeError, KeyError):
+                except (ValueError, TypeError, KeyError, AttributeError):
                     lost = ChannelLost("garbled")
                     continue
                 with self.arrived:

@@ -11,7 +11,8 @@ import posix
 import sqlite3
 import time
 
-from lab.sandbox.server import WatchedClaims, slow_down_writes
+from lab.sandbox.meeting import Meeting
+from lab.sandbox.server import slow_down_writes
 
 
 class LocalModule:
@@ -26,13 +27,24 @@ class LocalModule:
         self._undo.append(lambda: setattr(sqlite3, "connect", real))
 
     def watch_claims(self, patience):
-        real = self._module.claim
-        self._watcher = WatchedClaims(real, patience)
-        self._module.claim = self._watcher
+        real, self._meeting = self._module.claim, Meeting(patience)
+
+        def stand_in(path, job_id, owner, now, ttl):
+            self._meeting.enter()
+            try:
+                answer = real(path, job_id, owner, now, ttl)
+            except BaseException as error:
+                self._meeting.leave(owner, now, ttl, error)
+                raise
+            self._meeting.leave(owner, now, ttl, answer)
+            return answer
+
+        self._module.claim = stand_in
         self._undo.append(lambda: setattr(self._module, "claim", real))
 
     def watched(self):
-        return self._watcher
+        """What the meeting counted: .peak, .alone and .calls."""
+        return self._meeting
 
     def close(self):
         while self._undo:

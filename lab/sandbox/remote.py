@@ -8,6 +8,7 @@ next check of its target, and any other is ended and replaced.
 
 import builtins
 import sqlite3
+import threading
 from contextlib import contextmanager
 from functools import cache, partial
 
@@ -16,6 +17,7 @@ from lab.implementation import MAX_FILE, display_path
 from lab.messages import say
 from lab.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled
+from lab.sandbox.meeting import Meeting
 
 GRACE = 5.0  # seconds past the time limit a wait of a thread other than the check's own may last
 _idle = {}  # target id -> a learner process ready for that target's next check
@@ -118,15 +120,26 @@ class RemoteModule:
         self._ask("slow")
 
     def watch_claims(self, patience):
-        """Stand in for `claim` (see server.WatchedClaims) until this check ends."""
-        self.clean = False
+        """Stand in for `claim` until this check ends, counted here (lab/sandbox/meeting.py)."""
+        self.clean, self._meeting = False, Meeting(patience)
+        self._process.on_event = self._on_claim
         self._ask("watch", patience=patience)
 
     def watched(self):
-        """What the stand-in for `claim` recorded: .peak, .alone and .calls."""
-        record = self._ask("watched")
-        calls = [(owner, now, ttl, decoded(answer)) for owner, now, ttl, answer in record["calls"]]
-        return Watched(record["peak"], record["alone"], calls)
+        """What the meeting counted: .peak, .alone and .calls."""
+        return self._meeting
+
+    def _on_claim(self, event):
+        """A stand-in's message, in the channel's reader thread: never blocks it."""
+        if event["event"] == "enter":
+            threading.Thread(target=self._let_go, args=(int(event["call"]),), daemon=True).start()
+        else:
+            answer = RuntimeError("claim raised") if event.get("raised") else decoded(event["value"])
+            self._meeting.leave(event["owner"], event["now"], event["ttl"], answer)
+
+    def _let_go(self, call):
+        self._meeting.enter()
+        self._process.send("go", call=call)
 
     def race(self, name, arg_lists, timeout):
         """name(*args) for each args, each in a learner process of its own, sent at the same moment.
@@ -144,11 +157,6 @@ class RemoteModule:
     def close(self):
         for racer in self._racers:
             racer.kill()
-
-
-class Watched:
-    def __init__(self, peak, alone, calls):
-        self.peak, self.alone, self.calls = peak, alone, calls
 
 
 def _outcome(racer, ident, timeout):

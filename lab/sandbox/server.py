@@ -10,12 +10,14 @@ Requests, each with an ``id`` the reply repeats:
   load     run files' texts into the module, in order (``fresh``: a new, empty module first)
   call     call one function of the module, in a thread of its own
   slow     make every sqlite3 connection opened from now on pause before each write
-  watch    stand in for the module's ``claim``, recording each call (claim_many's checks)
-  watched  what the stand-in recorded
+  watch    stand in for the module's ``claim``: each call sends ``enter`` and waits for ``go``,
+           then sends ``leave`` with its answer (claim_many's checks count them: meeting.py)
+  go       (no reply) let the stand-in's call number ``call`` go on
   where    the innermost line of the learner's files that each running call is at
 """
 
 import functools
+import itertools
 import json
 import os
 import queue
@@ -37,7 +39,6 @@ def main(limits):
         os.dup2(devnull, fd)
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the learner's prints go nowhere
     _limit(limits)
-    server = Server()
     lock = threading.Lock()
 
     def reply(message):
@@ -46,11 +47,14 @@ def main(limits):
             while data:
                 data = data[os.write(channel_out, data):]
 
+    server = Server(reply)
     workers = Workers(lambda request: reply(server.call(request)))
     for line in channel_in:
         request = json.loads(line)
         if request["op"] == "call":
             workers.run(request)
+        elif request["op"] == "go":  # no reply: the stand-in for claim goes on
+            server.watcher.go(request["call"])
         else:
             reply({"id": request["id"], **getattr(server, request["op"])(request)})
     os._exit(0)  # the grader closed the channel; threads the learner started end with the process
@@ -87,7 +91,8 @@ def _limit(limits):
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, tell):
+        self.tell = tell  # sends a message of the learner process's own (the stand-in's events)
         self.module = types.ModuleType("lease")
         self.files = {}  # filename -> the path shown to the learner
         self.running = {}  # thread id -> True while a call runs there
@@ -136,14 +141,9 @@ class Server:
         return {}
 
     def watch(self, request):
-        self.watcher = WatchedClaims(self.module.claim, request["patience"])
+        self.watcher = StandIn(self.module.claim, self.tell, request["patience"])
         self.module.claim = self.watcher
         return {}
-
-    def watched(self, request):
-        watcher = self.watcher
-        calls = [[owner, now, ttl, plain(answer)] for owner, now, ttl, answer in list(watcher.calls)]
-        return {"peak": watcher.peak, "alone": watcher.alone, "calls": calls}
 
     def where(self, request):
         frames = sys._current_frames()
@@ -217,38 +217,31 @@ def slow_down_writes(sqlite):
     return real_connect
 
 
-class WatchedClaims:
-    """Stands in for the module's `claim` while claim_many runs: records every call and its answer.
+class StandIn:
+    """Stands in for the module's `claim` while claim_many runs: tells the checks when each claim
+    starts and waits for their go, then runs the real claim and tells them what it returned
+    (the counting is theirs: lab/sandbox/meeting.py)."""
 
-    Each call waits, up to `patience` seconds, until some claim other than itself is running:
-    claims in a pool of two or more threads meet at once; claims made one after the other
-    never do, and each of them is counted as having run alone.
-    """
-
-    def __init__(self, real, patience):
-        self.real, self.patience = real, patience
-        self.change = threading.Condition()
-        self.running = self.peak = self.alone = 0
-        self.calls = []  # (owner, now, ttl, what claim returned), in the order the calls ended
+    def __init__(self, real, tell, patience):
+        self.real, self.tell, self.patience = real, tell, patience
+        self.ids, self.waiting = itertools.count(), {}
 
     def __call__(self, path, job_id, owner, now, ttl):
-        with self.change:
-            self.running += 1
-            self.peak = max(self.peak, self.running)
-            self.change.notify_all()
-            # Once one claim waited in vain, the next are counted with a short wait: one after
-            # the other, forty claims would otherwise outlast the time limit.
-            patience = self.patience if not self.alone else self.patience / 10
-            if not self.change.wait_for(lambda: self.peak >= 2, timeout=patience):
-                self.alone += 1
+        call, go = next(self.ids), threading.Event()
+        self.waiting[call] = go
+        self.tell({"event": "enter", "call": call})
+        go.wait(self.patience + 5)
+        ended = {"event": "leave", "call": call, "owner": owner, "now": now, "ttl": ttl}
         try:
             answer = self.real(path, job_id, owner, now, ttl)
-            with self.change:
-                self.calls.append((owner, now, ttl, answer))
-            return answer
-        finally:
-            with self.change:
-                self.running -= 1
+        except BaseException:
+            self.tell({**ended, "raised": True})
+            raise
+        self.tell({**ended, "value": plain(answer)})
+        return answer
+
+    def go(self, call):
+        self.waiting.pop(call).set()
 
 
 if __name__ == "__main__":
