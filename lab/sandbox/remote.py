@@ -196,6 +196,10 @@ def opened(target, implementation, step, settings):
             loaded, functions, problems = load(process, implementation, dict(target.known_problems), settings)
         except LoadStopped as stopped:  # found now, not by the runner's probe
             raise LoadFailure(str(stopped)) from None
+        except CheckTimeout:  # the files ran out the check's time while loading: a failure of
+            # the check's setup, which pytest records only for an Exception
+            process.kill()
+            raise LoadFailure(say("load_hung", settings.lang, file=implementation.label, limit=settings.time_limit)) from None
         if step in problems:
             function = load_course()[step - 1].function
             raise LoadFailure(say("cannot_check", settings.lang, step=step, problem=problems[step], function=function))
