@@ -169,6 +169,7 @@ def _run_child(plan_path, events, workdir, time_limit, deadline, command):
             env=child_environment(plan_path.parent / "scratch"), start_new_session=True, preexec_fn=preexec,
         )
         hung, out_of_time = _watch(child, events, time_limit, deadline)
+    confinement.remove_groups_of(child.pid)  # left by learner processes of a child that was killed
     with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it
         stderr.seek(max(0, stderr_path.stat().st_size - 4000))
         tail = stderr.read().decode(errors="replace")

@@ -146,6 +146,12 @@ def _join(group):
         procs.write(str(os.getpid()))
 
 
+def remove_groups_of(pid):
+    """Remove the pids cgroups a process made and could not remove itself (it was killed)."""
+    for group in PIDS_HIERARCHY.glob(f"lease-lab-{pid}-*") if PIDS_HIERARCHY.is_dir() else ():
+        remove_group(group)
+
+
 def remove_group(group):
     """Remove a learner process's pids cgroup once everything in it has ended."""
     for _ in range(50):
