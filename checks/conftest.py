@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine
 
-from lab.course import step_of_clause
+from lab.course import step_of_check
 from lab.targets import Plan, Target
 
 # The same examples on every run (derandomize), and no example database in the repository:
@@ -44,7 +44,7 @@ def step_of(definition):
     clauses = [c for mark in definition.iter_markers("clause") for c in mark.args]
     if not clauses:
         raise pytest.UsageError(f"{definition.nodeid} has no @pytest.mark.clause")
-    return max(step_of_clause(c) for c in clauses)
+    return step_of_check(clauses)
 
 
 def pytest_generate_tests(metafunc):

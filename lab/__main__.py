@@ -1,13 +1,29 @@
+"""``python -m lab VERB …``: every command of the lab, after a look at course.toml's format."""
+
+import os
 import sys
 
+from lab.course import CourseFormatError, load_course
 from lab.learner.commands import VERBS as LEARNER_VERBS
+from lab.messages import say
+from lab.status import ExitStatus
 
-if len(sys.argv) > 1 and sys.argv[1] in LEARNER_VERBS:
-    # The learner's commands answer fast: they skip importing the checker's command line.
-    from lab.learner.commands import main
 
+def main(argv):
+    try:
+        load_course()
+    except CourseFormatError as error:
+        print(say("lab_broken", os.environ.get("LAB_LANG", "en"), error=error), file=sys.stderr)
+        return ExitStatus.LAB_BROKEN
+    if argv and argv[0] in LEARNER_VERBS:
+        # The learner's commands answer fast: they skip importing the checker's command line.
+        from lab.learner.commands import main as learner_main
+
+        return learner_main(argv)
+    from lab.cli import main as checker_main
+
+    return checker_main(argv)
+
+
+if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-
-from lab.cli import main  # noqa: E402
-
-sys.exit(main())

@@ -7,12 +7,11 @@ from pathlib import Path
 from lab import kill_matrix, predictions
 from lab.course import load_course
 from lab.implementation import read
+from lab.messages import say
 from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.runner import run
+from lab.status import CheckStatus, ExitStatus
 from lab.targets import Target
-
-# Exit statuses, as README.md documents them.
-ALL_PASS, SOME_FAIL, USAGE, LAB_BROKEN = 0, 1, 2, 3
 
 
 @dataclass
@@ -48,15 +47,15 @@ class CheckRun:
 
     def step_passes(self, number):
         found = self.step_results(number)
-        return bool(found) and all(r.status == "passed" for r in found)
+        return bool(found) and all(r.status == CheckStatus.PASSED for r in found)
 
     @property
     def exit_status(self):
         if self.lab_problems or any(v.survived for v in self.verdicts):
-            return LAB_BROKEN
+            return ExitStatus.LAB_BROKEN
         if self.strict and self.predictions_fall_short():
-            return SOME_FAIL
-        return ALL_PASS if all(self.step_passes(n) for n in self.steps) else SOME_FAIL
+            return ExitStatus.SOME_FAIL
+        return ExitStatus.ALL_PASS if all(self.step_passes(n) for n in self.steps) else ExitStatus.SOME_FAIL
 
 
 def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True, strict=False, budget=None):
@@ -67,7 +66,7 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
     Both run at once, each in its own child process: the learner's code never shares a process
     with the mutants, so nothing it does can change the kill matrix.
     """
-    implementation = read(impl_path, label=impl_label)
+    implementation = read(impl_path, label=impl_label, lang=lang)
     learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
     with ThreadPoolExecutor(3) as pool:
@@ -82,8 +81,8 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
         tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached,
         predictions=prediction_runs, strict=strict,
     )
-    if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == SOME_FAIL:
-        outcome.lab_problems.append("the reference solution fails its own checks")
+    if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == ExitStatus.SOME_FAIL:
+        outcome.lab_problems.append(say("reference_fails", lang))
     return outcome
 
 

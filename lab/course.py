@@ -6,11 +6,21 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from lab.messages import say
+
 LAB_ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("en", "ja")
+FORMAT_VERSION = 1  # the course.toml format this lab reads
 
 # A clause is one bullet of a contract file: "- **C4.5** Otherwise ... returns the new fence."
 CLAUSE_LINE = re.compile(r"^- \*\*(C(\d+)\.(\d+))\*\* (.+)$", re.MULTILINE)
+# A learner's prediction runs as a copy named after its step, with no clause of its own.
+PREDICTION_TEST = "test_prediction_{:02d}.py"
+PREDICTION_TEST_NAME = re.compile(r"test_prediction_(\d+)\.py$")
+
+
+class CourseFormatError(Exception):
+    """course.toml is written in a format this lab does not read: the lab itself is broken."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,9 @@ class Step:
 def load_course(root=LAB_ROOT):
     """All steps in course order. Numbers come from the order, never from the folder names."""
     manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
+    found = manifest.get("format_version")
+    if found != FORMAT_VERSION:
+        raise CourseFormatError(say("unknown_format", file=root / "course.toml", found=found, known=FORMAT_VERSION))
     return tuple(
         Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"])
         for number, entry in enumerate(manifest["steps"], start=1)
@@ -44,6 +57,16 @@ def load_course(root=LAB_ROOT):
 def step_of_clause(clause_id):
     """'C4.5' -> 4."""
     return int(clause_id[1:].split(".")[0])
+
+
+def step_of_check(clauses, file_name=""):
+    """The step a check belongs to: the last step whose clauses it checks (C2.1 and C4.5 -> 4).
+    A learner's prediction names no clause; it belongs to the step its file is named after
+    (test_prediction_04.py -> 4). None when a check says neither."""
+    if clauses:
+        return max(step_of_clause(c) for c in clauses)
+    found = PREDICTION_TEST_NAME.search(file_name)
+    return int(found[1]) if found else None
 
 
 def all_clauses(lang="en", root=LAB_ROOT):

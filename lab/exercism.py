@@ -7,7 +7,9 @@ belongs to: here, the step. The score is one point per passing check.
 
 import json
 
-STATUS = {"passed": "pass", "failed": "fail", "not_implemented": "fail"}  # anything else: error
+from lab.status import CheckStatus
+
+STATUS = {CheckStatus.PASSED: "pass", CheckStatus.FAILED: "fail", CheckStatus.NOT_IMPLEMENTED: "fail"}  # anything else: error
 
 
 def as_dict(outcome):

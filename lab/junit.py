@@ -4,9 +4,13 @@ step, so that any CI system shows them."""
 import xml.etree.ElementTree as ET
 
 from lab.course import load_course
+from lab.status import CheckStatus
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
-KIND = {"failed": "failure", "error": "error", "timeout": "error", "crashed": "error", "not_implemented": "skipped"}
+KIND = {
+    CheckStatus.FAILED: "failure", CheckStatus.ERROR: "error", CheckStatus.TIMEOUT: "error",
+    CheckStatus.CRASHED: "error", CheckStatus.NOT_IMPLEMENTED: "skipped",
+}
 
 
 def as_tree(outcome):

@@ -1,80 +1,43 @@
-"""What the checker says about code it could not run normally, in English and Japanese.
+"""The catalogue of every sentence the checker and its reports say to a learner.
 
-Loading, the recorder and the runner word a broken file, an endless loop or a dead process
-through here, so that the learner reads every such message in the language of the report.
+One TOML file per language in lab/texts/ (en.toml, ja.toml), with the same keys and the same
+placeholders (tests/test_message_catalogue.py). Loading, the recorder and the runner word a
+broken file, an endless loop or a dead process through here, and the report, the class table
+and the command lines word everything else, so that the learner reads every message in the
+language of the report. A key inside a [table] is named table.key: say("report.step", ...).
 """
 
-MESSAGES = {
-    "en": {
-        "step_usage": "usage: make check-step N   (N is a step from 1 to {last}, e.g. make check-step 4; or N=4)",
-        "not_a_step": "not a step: {text!r}. ",
-        "no_impl": "IMPL={impl}: no such folder or .py file",
-        "missing": "{file} is missing",
-        "refused_link": "{file} is, or lies in a folder that is, a symbolic link: the checker reads only files that really are in your folder",
-        "refused_not_file": "{file} is not a regular file",
-        "refused_too_big": "{file} is larger than {limit} MB",
-        "defines_no": "{file} defines no `{function}`",
-        "syntax": "{file}, line {line}: {kind}: {error}",
-        "raised": "{file}{where}: running the file raised {kind}: {error}",
-        "where": ", line {line}",
-        "load_hung": "{file}: running the file did not finish within {limit:g} s: an endless loop or a wait at the top level?",
-        "load_died": "{file}: running the file ended the process (exit status {code}): sys.exit(), os._exit() or a crash at the top level?",
-        "cannot_check": "step {step} cannot be checked: {problem} (needed: `{function}`)",
-        "timeout": "did not finish within {limit:g} s: an endless loop, or a lock that is never released?",
-        "hung": "did not finish within {limit:g} s and could not be interrupted (a deadlock?)",
-        "crashed": "the process running this check ended (exit status {code}): sys.exit(), os._exit() or a crash in the code under test?",
-        "locked": "the database stayed locked ({error}): does the code under test leave a transaction or a connection open?",
-        "budget": "not run: this submission used up its time budget of {budget:g} s",
-        "not_run_after_losses": "not run: the process already ended or hung in {count} checks of this step",
-        "os_exit": "os._exit({code}) was called",
-        "needs_bubblewrap": "check-class grades only with learner code confined, and bubblewrap is missing or cannot make a sandbox here: install it (Debian/Ubuntu: sudo apt-get install bubblewrap) and run again",
-        "unconfined": "note: bubblewrap is not installed, so your code runs unconfined (fine on your own machine; graders use it)",
-        "not_run": "not run: the checker lost this check before it ended, so it counts as failed",
-        "channel_flood": "the code under test sent back more than {limit} MB for one call; the check stopped it",
-        "channel_garbled": "the process running the code under test wrote into the checker's channel; the check stopped it",
-        "not_implemented": "not implemented yet: {call} raised NotImplementedError",
-        "at": " (at {file}, line {line})",
-        "call_raised": "called {call}; it raised {kind}: {error}",
-        "not_run_after_timeouts": "not run: {count} checks of this step already ran out of time",
-        "prediction_cannot_run": "your prediction could not run:\n{error}",
-        "prediction_needs_lease": "{test} takes no `lease`: write it as def test_my_prediction(lease, db):",
-    },
-    "ja": {
-        "step_usage": "使い方: make check-step N   (N は 1 から {last} までのステップ番号。例: make check-step 4、または N=4)",
-        "not_a_step": "ステップ番号ではありません: {text!r}。",
-        "no_impl": "IMPL={impl}: そのようなフォルダや .py ファイルはありません",
-        "missing": "{file} がありません",
-        "refused_link": "{file} はシンボリックリンクか、シンボリックリンクのフォルダの中にあります。検査するのは、あなたのフォルダに実際にあるファイルだけです",
-        "refused_not_file": "{file} は通常のファイルではありません",
-        "refused_too_big": "{file} が {limit} MB を超えています",
-        "defines_no": "{file} に `{function}` が定義されていません",
-        "syntax": "{file} の {line} 行目: {kind}: {error}",
-        "raised": "{file}{where}: ファイルの実行中に {kind} が送出されました: {error}",
-        "where": " の {line} 行目",
-        "load_hung": "{file}: ファイルの実行が {limit:g} 秒以内に終わりませんでした。トップレベルに無限ループや待ち合わせがありませんか。",
-        "load_died": "{file}: ファイルの実行中にプロセスが終了しました (終了コード {code})。トップレベルで sys.exit()、os._exit() を呼んでいるか、クラッシュしていませんか。",
-        "cannot_check": "ステップ {step} を検査できません: {problem} (必要なもの: `{function}`)",
-        "timeout": "{limit:g} 秒以内に終わりませんでした。無限ループや、解放されないロックはありませんか。",
-        "hung": "{limit:g} 秒以内に終わらず、中断もできませんでした (デッドロック?)",
-        "crashed": "この検査を実行していたプロセスが終了しました (終了コード {code})。検査対象のコードが sys.exit()、os._exit() を呼んでいるか、クラッシュしていませんか。",
-        "locked": "データベースがロックされたままです ({error})。検査対象のコードがトランザクションや接続を開いたままにしていませんか。",
-        "budget": "未実行: この提出物は持ち時間 {budget:g} 秒を使い切りました",
-        "not_run_after_losses": "未実行: このステップの検査ですでに {count} 回プロセスが終了または停止しました",
-        "os_exit": "os._exit({code}) が呼ばれました",
-        "needs_bubblewrap": "check-class は学習者のコードを隔離したうえでしか採点しませんが、bubblewrap がないか、ここではサンドボックスを作れません。インストールしてから (Debian/Ubuntu: sudo apt-get install bubblewrap) もう一度実行してください",
-        "unconfined": "注意: bubblewrap がないため、あなたのコードは隔離せずに実行されます (自分のマシンでは問題ありません。採点では隔離します)",
-        "not_run": "未実行: 検査が終わる前に結果が失われたため、不合格として扱います",
-        "channel_flood": "検査対象のコードが 1 回の呼び出しで {limit} MB を超えるデータを返したため、検査が止めました",
-        "channel_garbled": "検査対象のコードを実行するプロセスが検査器との通信路に書き込んだため、検査が止めました",
-        "not_implemented": "まだ実装されていません: {call} が NotImplementedError を送出しました",
-        "at": " ({file} の {line} 行目)",
-        "call_raised": "呼び出し {call} が {kind} を送出しました: {error}",
-        "not_run_after_timeouts": "未実行: このステップの検査ですでに {count} 件が時間切れになりました",
-        "prediction_cannot_run": "予想を実行できませんでした:\n{error}",
-        "prediction_needs_lease": "{test} が `lease` を受け取っていません。def test_my_prediction(lease, db): と書いてください",
-    },
-}
+import tomllib
+from pathlib import Path
+
+TEXTS = Path(__file__).resolve().parent / "texts"
+
+
+def _flat(table, prefix=""):
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from _flat(value, f"{prefix}{key}.")
+        else:
+            yield prefix + key, value
+
+
+def _load(path):
+    with open(path, "rb") as handle:
+        return dict(_flat(tomllib.load(handle)))
+
+
+CATALOGUE = {path.stem: _load(path) for path in sorted(TEXTS.glob("*.toml"))}
 
 
 def say(key, lang="en", **values):
-    return MESSAGES.get(lang, MESSAGES["en"])[key].format(**values)
+    """The text of key in lang (English for a language the lab has no text in), filled in."""
+    return CATALOGUE.get(lang, CATALOGUE["en"])[key].format(**values)
+
+
+def words_of(table, lang="en"):
+    """say() for the keys of one [table] of the catalogue, in lang: words_of("report", "ja")("step", n=4)."""
+
+    def words(key, **values):
+        return say(f"{table}.{key}", lang, **values)
+
+    return words

@@ -1,11 +1,13 @@
 """The exceptions through which a check reports what the code under test did."""
 
+from lab.messages import say
+
 
 class CallRaised(Exception):
-    """The code under test raised while a check called it; names the call."""
+    """The code under test raised while a check called it; names the call, in the learner's language."""
 
-    def __init__(self, call, error):
-        super().__init__(f"called {call}; it raised {type(error).__name__}: {error}")
+    def __init__(self, call, error, lang="en"):
+        super().__init__(say("call_raised", lang, call=call, kind=type(error).__name__, error=error))
         self.call = call
         self.error = error
 

@@ -8,14 +8,14 @@ and none of the lab's checks take part.
 """
 
 import importlib.util
-import re
 from pathlib import Path
 
 import pytest
 
-from lab.course import LAB_ROOT
+from lab.course import LAB_ROOT, PREDICTION_TEST_NAME, step_of_check
 from lab.messages import say
 from lab.recorder import emit
+from lab.status import CheckStatus
 from lab.targets import Plan
 
 
@@ -30,14 +30,13 @@ def _checks_conftest():
 _conftest = _checks_conftest()
 new_db, db = _conftest.new_db, _conftest.db
 PLAN = Plan.from_environment()
-FILE_NAME = re.compile(r"test_prediction_(\d+)\.py$")
 
 
 def step_of(node):
-    found = FILE_NAME.search(Path(str(node.path)).name)
-    if not found:
+    step = step_of_check([], Path(str(node.path)).name)
+    if step is None:
         raise pytest.UsageError(f"{node.nodeid}: not a prediction file (test_prediction_NN.py)")
-    return int(found[1])
+    return step
 
 
 def pytest_generate_tests(metafunc):
@@ -61,7 +60,7 @@ def lease(request):
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
     report = yield
-    if report.failed and FILE_NAME.search(collector.path.name):
+    if report.failed and PREDICTION_TEST_NAME.search(collector.path.name):
         lines = [line for line in report.longreprtext.splitlines() if line.strip()]
         _fail_every_target(collector.path, say("prediction_cannot_run", PLAN.lang, error="\n".join(lines[-6:])))
     return report
@@ -78,10 +77,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _fail_every_target(path, message):
-    found = FILE_NAME.search(path.name)
-    if not found:
+    step = step_of_check([], path.name)
+    if step is None:
         return
-    step = int(found[1])
     settled = [
         {"nodeid": f"{path.name}::test_my_prediction[{target.id}]", "check": "test_my_prediction", "target": target.id, "step": step, "clauses": []}
         for target in PLAN.targets
@@ -89,4 +87,4 @@ def _fail_every_target(path, message):
     ]
     emit(event="collected", items=settled)
     for item in settled:
-        emit(event="result", **item, status="error", message=message, duration=0.0)
+        emit(event="result", **item, status=CheckStatus.ERROR, message=message, duration=0.0)

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lab import kill_matrix
-from lab.course import load_course
+from lab.course import PREDICTION_TEST, load_course
 from lab.implementation import display_path
 from lab.messages import say
 from lab.mutants import SOLUTIONS_DIR, load_mutants
@@ -151,7 +151,7 @@ def _run(to_run, time_limit, lang):
     try:
         files, targets, shown = [], [], {}
         for number, (prediction, text, mutants, _) in to_run.items():
-            file = scratch / f"test_prediction_{number:02d}.py"
+            file = scratch / PREDICTION_TEST.format(number)
             file.write_text(text, encoding="utf-8")
             files.append(str(file))
             shown[str(file)] = prediction.file

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from lab.course import LAB_ROOT, step_of_clause
+from lab.course import LAB_ROOT, step_of_check
 from lab.messages import say
 from lab.outcomes import CallRaised, CheckTimeout, ClauseBroken, LearnerProcessLost, LoadFailure, NotImplementedYet
+from lab.status import CheckStatus
 from lab.targets import Plan
 
 plan = Plan.from_environment()
@@ -105,7 +106,7 @@ def pytest_runtest_call(item):
     except KeyboardInterrupt as error:
         # Raised by the code under test (the child has no terminal): a failure of this check,
         # not the end of the whole run.
-        raise CallRaised("the code under test", error) from error
+        raise CallRaised(say("the_code_under_test", plan.lang), error, plan.lang) from error
     finally:
         _Clock.running = False
 
@@ -134,7 +135,7 @@ def pytest_runtest_makereport(item, call):
     if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
         status, message = classify(call.excinfo, item)
         found = describe(item)
-        if status == "timeout":
+        if status == CheckStatus.TIMEOUT:
             key = (found["target"], found["step"])
             timeouts[key] = timeouts.get(key, 0) + 1
         broken = _first(call.excinfo.value) if call.excinfo else None
@@ -147,13 +148,11 @@ def pytest_runtest_makereport(item, call):
 def describe(item):
     """What identifies one check run: the node id, the check, its target, step and clauses."""
     clauses = [clause for mark in item.iter_markers("clause") for clause in mark.args]
-    target = item.callspec.params["lease"]
     return {
         "nodeid": item.nodeid,
         "check": item.originalname,
-        "target": target.id,
-        # A learner's prediction names no clause: its step is its target's.
-        "step": max(step_of_clause(c) for c in clauses) if clauses else target.steps[-1],
+        "target": item.callspec.params["lease"].id,
+        "step": step_of_check(clauses, item.path.name),
         "clauses": clauses,
     }
 
@@ -161,33 +160,32 @@ def describe(item):
 def classify(excinfo, item):
     """(status, message) for one finished check."""
     if excinfo is None:
-        return "passed", ""
+        return CheckStatus.PASSED, ""
     error = _first(excinfo.value)
     if isinstance(error, StepTimedOut):
-        return "timeout", str(error)
+        return CheckStatus.TIMEOUT, str(error)
     if isinstance(error, CheckTimeout) or _Clock.fired:  # Hypothesis may wrap it as a flaky test
         # Where the learner's code was when the alarm struck: the loop, or the wait.
         where = _where(error) if isinstance(error, CheckTimeout) else ""
-        return "timeout", say("timeout", plan.lang, limit=plan.time_limit) + where
+        return CheckStatus.TIMEOUT, say("timeout", plan.lang, limit=plan.time_limit) + where
     if isinstance(error, LearnerProcessLost) or isinstance(getattr(error, "error", None), LearnerProcessLost):
-        return "crashed", str(getattr(error, "error", error))
+        return CheckStatus.CRASHED, str(getattr(error, "error", error))
     cause = error.error if isinstance(error, CallRaised) else error
     if isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause):
-        return "error", say("locked", plan.lang, error=cause) + _where(cause)
+        return CheckStatus.ERROR, say("locked", plan.lang, error=cause) + _where(cause)
     if isinstance(error, LoadFailure):
-        return "error", str(error)
+        return CheckStatus.ERROR, str(error)
     if isinstance(error, NotImplementedYet):
-        return "not_implemented", say("not_implemented", plan.lang, call=error)
+        return CheckStatus.NOT_IMPLEMENTED, say("not_implemented", plan.lang, call=error)
     if isinstance(error, NotImplementedError):
-        return "not_implemented", say("not_implemented", plan.lang, call="the code under test")
-    if isinstance(error, CallRaised):
-        raised = say("call_raised", plan.lang, call=error.call, kind=type(error.error).__name__, error=error.error)
-        return "error", raised + _where(error.error) + _notes(error)
+        return CheckStatus.NOT_IMPLEMENTED, say("not_implemented", plan.lang, call=say("the_code_under_test", plan.lang))
+    if isinstance(error, CallRaised):  # its message names the call, in the learner's language
+        return CheckStatus.ERROR, str(error) + _where(error.error) + _notes(error)
     if isinstance(error, ClauseBroken):  # its message already shows the calls that led to it
-        return "failed", str(error)
+        return CheckStatus.FAILED, str(error)
     if isinstance(error, AssertionError):
-        return "failed", str(error) + _notes(error)
-    return "error", f"{type(error).__name__}: {error}" + _where(error) + _notes(error)
+        return CheckStatus.FAILED, str(error) + _notes(error)
+    return CheckStatus.ERROR, f"{type(error).__name__}: {error}" + _where(error) + _notes(error)
 
 
 def _first(error):

@@ -3,6 +3,8 @@
 import json
 from dataclasses import asdict
 
+from lab.status import CheckStatus
+
 SCHEMA_VERSION = 1
 
 
@@ -29,7 +31,7 @@ def as_dict(outcome):
             str(number): {
                 "passed": outcome.step_passes(number),
                 "checks": len(outcome.step_results(number)),
-                "checks_passed": sum(r.status == "passed" for r in outcome.step_results(number)),
+                "checks_passed": sum(r.status == CheckStatus.PASSED for r in outcome.step_results(number)),
             }
             for number in outcome.steps
         },

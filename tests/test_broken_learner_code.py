@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from lab.check import ALL_PASS, SOME_FAIL
 from lab.course import LAB_ROOT, load_course
+from lab.status import ExitStatus
 from learner_folders import BROKEN, fingerprint, make_learner
 
 # The locked database needs more than the checks' own 1 s sqlite timeout to show as locked;
@@ -62,7 +62,7 @@ def test_broken_code_gets_a_specific_message_and_the_report_goes_on(runs, kind):
     for number in range(1, step + 1):
         assert f"step {number}" in output
     assert len({c["step"] for c in results["checks"]}) == step
-    assert status == (ALL_PASS if not words else SOME_FAIL), output
+    assert status == (ExitStatus.ALL_PASS if not words else ExitStatus.SOME_FAIL), output
 
 
 @pytest.mark.parametrize("kind", list(BROKEN))
@@ -91,7 +91,7 @@ def test_the_broken_file_is_named_in_japanese_too(tmp_path):
         [sys.executable, "-m", "lab", "check", "4", "--impl", str(impl), "--no-mutants", "--lang", "ja", "--time-limit", "2"],
         cwd=LAB_ROOT, capture_output=True, text=True, timeout=120,
     )
-    assert done.returncode == SOME_FAIL
+    assert done.returncode == ExitStatus.SOME_FAIL
     assert "04-claim/step.py に `claim` が定義されていません" in done.stdout
     assert "ステップ 4 を検査できません" in done.stdout
 

@@ -8,11 +8,11 @@ import sys
 import pytest
 from learner_folders import fingerprint, make_learner
 
-import lab.classroom as classroom
 from lab import kill_matrix
-from lab.check import SOME_FAIL
+import lab.classroom as classroom
 from lab.course import LAB_ROOT
 from lab.runner import run
+from lab.status import ExitStatus
 from lab.targets import Target
 
 CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
@@ -40,7 +40,7 @@ def class_run(tmp_path_factory):
 
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
-    assert done.returncode == SOME_FAIL, done.stdout + done.stderr
+    assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
     assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "predictions", "summary"]
     assert sorted(rows) == ["ada", "ben", "cho", "eve", "gus"]
 

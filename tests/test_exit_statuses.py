@@ -1,4 +1,5 @@
-"""Exit statuses: 0 all learner checks pass, 1 some fail, 2 usage error, 3 the lab itself is broken."""
+"""Exit statuses (lab/status.py ExitStatus): 0 all learner checks pass, 1 some fail, 2 usage error,
+3 the lab itself is broken."""
 
 import subprocess
 import sys
@@ -6,12 +7,13 @@ from dataclasses import replace
 
 import pytest
 
+import lab.__main__ as lab_main
 import lab.check as checking
-from lab.check import ALL_PASS, LAB_BROKEN, SOME_FAIL, USAGE
 from lab.cli import main
-from lab.course import LAB_ROOT
+from lab.course import LAB_ROOT, CourseFormatError, load_course
 from lab.mutants import load_mutants
 from lab.runner import LabBroken, Result
+from lab.status import ExitStatus
 
 
 def run_lab(*arguments):
@@ -19,11 +21,11 @@ def run_lab(*arguments):
 
 
 def test_0_when_every_learner_check_passes():
-    assert run_lab("check", "2", "--impl", "solutions", "--no-mutants").returncode == ALL_PASS
+    assert run_lab("check", "2", "--impl", "solutions", "--no-mutants").returncode == ExitStatus.ALL_PASS
 
 
 def test_1_when_some_learner_check_fails(stubs):
-    assert run_lab("check", "2", "--impl", str(stubs), "--no-mutants").returncode == SOME_FAIL
+    assert run_lab("check", "2", "--impl", str(stubs), "--no-mutants").returncode == ExitStatus.SOME_FAIL
 
 
 @pytest.mark.parametrize(
@@ -38,7 +40,7 @@ def test_1_when_some_learner_check_fails(stubs):
     ],
 )
 def test_2_for_a_usage_error_with_a_one_line_message(arguments, capsys):
-    assert main(arguments) == USAGE
+    assert main(arguments) == ExitStatus.USAGE
     error = capsys.readouterr().err
     assert error.strip() and "Traceback" not in error and len(error.strip().splitlines()) == 1
 
@@ -46,7 +48,7 @@ def test_2_for_a_usage_error_with_a_one_line_message(arguments, capsys):
 def test_3_when_a_mutant_does_not_apply_to_the_reference(monkeypatch, capsys):
     broken = replace(load_mutants()[0], find="text that is nowhere in the reference")
     monkeypatch.setattr(checking, "load_mutants", lambda: [broken])
-    assert main(["check", "1", "--impl", "solutions"]) == LAB_BROKEN
+    assert main(["check", "1", "--impl", "solutions"]) == ExitStatus.LAB_BROKEN
     assert "The lab itself is broken" in capsys.readouterr().err
 
 
@@ -55,13 +57,13 @@ def test_3_when_a_pre_built_mutant_survives(monkeypatch):
     survived = [Result("n", "test_x", mutant.id, 1, ["C1.1"], "passed", "", 0.0)]
     monkeypatch.setattr(checking, "load_mutants", lambda: [mutant])
     monkeypatch.setattr(checking.kill_matrix, "results", lambda *a, **k: (survived, False))
-    assert main(["check", "1", "--impl", "solutions"]) == LAB_BROKEN
+    assert main(["check", "1", "--impl", "solutions"]) == ExitStatus.LAB_BROKEN
 
 
 def test_3_when_the_reference_fails_its_own_checks(monkeypatch):
     failing = [Result("n", "test_x", "solutions", 1, ["C1.1"], "failed", "called ...", 0.0)]
     monkeypatch.setattr(checking, "run", lambda *a, **k: failing)
-    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == LAB_BROKEN
+    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == ExitStatus.LAB_BROKEN
 
 
 def test_3_when_the_checks_cannot_start(monkeypatch):
@@ -69,4 +71,14 @@ def test_3_when_the_checks_cannot_start(monkeypatch):
         raise LabBroken("the checks could not start (pytest exit 4)")
 
     monkeypatch.setattr(checking, "run", cannot_start)
-    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == LAB_BROKEN
+    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == ExitStatus.LAB_BROKEN
+
+
+def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_path, monkeypatch, capsys):
+    (tmp_path / "course.toml").write_text("format_version = 2\n", encoding="utf-8")
+    with pytest.raises(CourseFormatError, match="format_version = 2"):
+        load_course(tmp_path)
+    monkeypatch.setattr(lab_main, "load_course", lambda: load_course(tmp_path))
+    assert lab_main.main(["check", "1"]) == ExitStatus.LAB_BROKEN
+    error = capsys.readouterr().err
+    assert error.startswith("The lab itself is broken: ") and len(error.strip().splitlines()) == 1

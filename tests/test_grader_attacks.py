@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 
 import attack_submissions as attacks
-from lab.check import SOME_FAIL, USAGE
 from lab.course import LAB_ROOT, load_course
 from lab.sandbox import confinement, remote
+from lab.status import ExitStatus
 
 TIME_LIMIT = 3.0
 BUDGET = 40.0
@@ -407,7 +407,7 @@ def _summary(graded):
 
 def _refused(graded):
     """Without bubblewrap the class is not graded at all: exit 2, a message naming the package."""
-    assert graded.returncode == USAGE, graded.show()
+    assert graded.returncode == ExitStatus.USAGE, graded.show()
     assert "bubblewrap" in graded.stderr + graded.stdout, graded.show()
     assert not (graded.out_dir / "class.csv").exists(), "a refused class has no table"
 
@@ -427,7 +427,7 @@ def _step_checks(checks, step):
 def test_every_learner_is_graded_and_the_run_ends_with_some_failing(graded):
     if not graded.confined:
         return _refused(graded)
-    assert graded.returncode == SOME_FAIL, graded.show()
+    assert graded.returncode == ExitStatus.SOME_FAIL, graded.show()
     missing = [kind.name for kind in graded.kinds if kind.name not in graded.cells or graded.checks.get(kind.name) is None]
     assert not missing, f"no row or no results JSON for {missing}\n{graded.show()}"
 
@@ -514,6 +514,6 @@ def test_a_class_is_refused_where_bubblewrap_is_missing(tmp_path):
     env = {**os.environ, "PATH": _without_bwrap_path(tmp_path / "bin")}
     returncode, stdout, stderr, seconds, watcher = run_class(class_dir, tmp_path / "out", tmp_path / "rusage.json", env=env, timeout=300)
     shown = f"exit {returncode}, {seconds:.1f} s\nstdout:\n{stdout[-2000:]}\nstderr:\n{stderr[-2000:]}"
-    assert returncode == USAGE, shown
+    assert returncode == ExitStatus.USAGE, shown
     assert "bubblewrap" in stdout + stderr, shown
     assert not (tmp_path / "out" / "class.csv").exists(), shown

@@ -2,15 +2,15 @@
 
 from collections import defaultdict
 
-from lab.check import ALL_PASS
 from lab.course import LANGUAGES, all_clauses, load_course
+from lab.status import ExitStatus
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):
     failing = [(r.nodeid, r.status, r.message) for r in reference_run.results if r.status != "passed"]
     assert not failing
     assert {r.step for r in reference_run.results} == {s.number for s in load_course()}
-    assert reference_run.exit_status == ALL_PASS
+    assert reference_run.exit_status == ExitStatus.ALL_PASS
 
 
 def test_every_contract_clause_has_a_check(reference_run):

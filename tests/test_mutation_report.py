@@ -18,9 +18,9 @@ OUTPUTS = ("report.md", "mutation.json", "index.html")
 
 
 def make_report(out):
-    """python -m lab.mutation over the reference; the stage in .mutmut-stage/ makes re-runs fast."""
+    """python -m lab mutation over the reference; the stage in .mutmut-stage/ makes re-runs fast."""
     done = subprocess.run(
-        [sys.executable, "-m", "lab.mutation", "--impl", str(LAB_ROOT / "solutions"), "--out", str(out)],
+        [sys.executable, "-m", "lab", "mutation", "--impl", str(LAB_ROOT / "solutions"), "--out", str(out)],
         cwd=LAB_ROOT, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode in (0, 1), done.stdout + done.stderr

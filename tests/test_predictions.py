@@ -14,9 +14,10 @@ from rich.console import Console
 
 import lab.classroom as classroom
 from lab import kill_matrix, predictions, report, results_json
-from lab.check import ALL_PASS, SOME_FAIL, check
+from lab.check import check
 from lab.course import LAB_ROOT, load_course
 from lab.pristine import prediction_text, write_stubs
+from lab.status import ExitStatus
 
 STEP_4 = load_course()[3]
 SNIPPET = "m4-expired-counts-as-live"  # the broken change to review of step 4
@@ -115,10 +116,10 @@ def step_4_run(tmp_path_factory):
 
 
 def test_strict_turns_a_prediction_that_misses_the_snippet_into_status_1(step_4_run):
-    assert step_4_run.exit_status == ALL_PASS  # predictions gate nothing by default
+    assert step_4_run.exit_status == ExitStatus.ALL_PASS  # predictions gate nothing by default
     step_4_run.strict = True
     try:
-        assert step_4_run.exit_status == SOME_FAIL
+        assert step_4_run.exit_status == ExitStatus.SOME_FAIL
         assert "STRICT=1" in rendered(step_4_run)
     finally:
         step_4_run.strict = False

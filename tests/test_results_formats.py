@@ -11,9 +11,9 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from lab.check import SOME_FAIL
 from lab.cli import build_parser
 from lab.course import LAB_ROOT
+from lab.status import ExitStatus
 from learner_folders import make_learner
 
 SCHEMA = LAB_ROOT / "lab" / "schemas" / "results.schema.json"
@@ -29,7 +29,7 @@ def outputs(tmp_path_factory):
     arguments = ["check", "4", "--impl", str(impl), "--time-limit", "10"]
     arguments += ["--json", str(files["json"]), "--junit", str(files["junit"]), "--exercism", str(files["exercism"])]
     done = subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == SOME_FAIL, done.stdout + done.stderr
+    assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
     return json.loads(files["json"].read_text()), ET.parse(files["junit"]), json.loads(files["exercism"].read_text())
 
 

@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-from lab.check import ALL_PASS, SOME_FAIL
 from lab.course import LAB_ROOT
+from lab.status import ExitStatus
 from learner_folders import TAMPERING, fingerprint, make_learner
 
 
@@ -22,7 +22,7 @@ def test_shipped_checks_and_configuration_cannot_make_stubs_pass(tmp_path):
     before = fingerprint(tmp_path / "learner")
     # Run from inside the learner's folder: its pytest.ini and conftest.py are the nearest ones.
     done, results = check(impl, tmp_path / "out.json", cwd=tmp_path / "learner")
-    assert done.returncode == SOME_FAIL, done.stdout + done.stderr
+    assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
     assert results["checks"] and all(c["status"] == "not_implemented" for c in results["checks"])
     assert {c["check"] for c in results["checks"]} >= {"test_init_db_creates_the_jobs_table_with_the_contract_columns"}
     assert "test_everything_passes" not in {c["check"] for c in results["checks"]}
@@ -36,7 +36,7 @@ def test_shipped_checks_and_configuration_cannot_make_a_correct_solution_fail(tm
         (tmp_path / "learner" / relative).write_text(text.replace("'passed'", "'failed'"))
     before = fingerprint(tmp_path / "learner")
     done, results = check(impl, tmp_path / "out.json", cwd=tmp_path / "learner")
-    assert done.returncode == ALL_PASS, done.stdout + done.stderr
+    assert done.returncode == ExitStatus.ALL_PASS, done.stdout + done.stderr
     reference, _ = check(LAB_ROOT / "solutions", tmp_path / "reference.json", cwd=LAB_ROOT)
     expected = json.loads((tmp_path / "reference.json").read_text())
     assert [c["check"] for c in results["checks"]] == [c["check"] for c in expected["checks"]]

@@ -13,6 +13,7 @@ from pathlib import Path
 from lab.course import LAB_ROOT
 from lab.field.messages import say
 from lab.implementation import assemble, read
+from lab.status import ExitStatus
 
 BUILD = LAB_ROOT / "build" / "field"
 
@@ -59,7 +60,7 @@ def import_file(path, lang="en"):
 
 
 def refused(impl_path, label, lang="en"):
-    """None when every check of every step passes; otherwise print the report and return 1.
+    """None when every check of every step passes; otherwise print the report and return SOME_FAIL.
 
     demo and bench show what the artifact is for, so they only run code the checks accept.
     """
@@ -67,9 +68,9 @@ def refused(impl_path, label, lang="en"):
     from lab.check import check, every_step
 
     outcome = check(impl_path, steps=every_step(), mutant_steps=(), lang=lang, impl_label=label)
-    if outcome.exit_status == 0:
+    if outcome.exit_status == ExitStatus.ALL_PASS:
         return None
     report.render(outcome, lang)
     print(say("gate_refused", lang, impl=label))
-    return 1
+    return ExitStatus.SOME_FAIL
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from lab.field.artifact import ArtifactBroken, import_file, materialize
 from lab.field.messages import say
 from lab.implementation import UsageError
+from lab.status import ExitStatus
 
 CALLS = {  # verb -> (function, its arguments after the path, in the contract's order)
     "init": ("init_db", ()),
@@ -71,7 +72,7 @@ def run(arguments, impl_path, label):
     else:
         print(_sentence(verb, arguments, now, returned, lang))
     refused = returned is None or returned is False
-    return 1 if refused and verb != "init" else 0
+    return ExitStatus.SOME_FAIL if refused and verb != "init" else ExitStatus.ALL_PASS
 
 
 def _call(module, name, values, label, lang):

@@ -22,6 +22,7 @@ from lab.course import LAB_ROOT
 from lab.field import bench_worker
 from lab.field.artifact import import_file, materialize, refused
 from lab.field.messages import say
+from lab.status import ExitStatus
 
 SETTINGS = (("contract", "delete", None, False), ("wal", "wal", "NORMAL", False), ("kept", "delete", None, True))
 SLICES = 2  # artifact, floor, artifact, floor: each measurement in turns
@@ -150,4 +151,4 @@ def main(impl_path, label, duration, counts, out, lang="en"):
     render(rows, label, duration, where, lang)
     for path in write(rows, label, out):
         print(say("bench_wrote", lang, path=path))
-    return 0
+    return ExitStatus.ALL_PASS

@@ -14,8 +14,8 @@ from lab.field import artifact_cli
 from lab.field.artifact import ArtifactBroken, resolve
 from lab.field.messages import say
 from lab.implementation import UsageError
+from lab.status import ExitStatus
 
-OK, FAILING, USAGE = 0, 1, 2
 VERBS = {
     "demo": "play the worker A/B story with two processes over IMPL's artifact",
     "stress": "processes, stalls, clock jumps and SIGKILLs over IMPL's artifact; verify every fence and result",
@@ -66,7 +66,7 @@ def main(argv):
         return _dispatch(arguments)
     except UsageError as error:
         print(error, file=sys.stderr)
-        return USAGE
+        return ExitStatus.USAGE
 
 
 def _dispatch(arguments):
@@ -91,7 +91,7 @@ def _dispatch(arguments):
         return bench.main(impl_path, label, arguments.duration, _counts(arguments.workers, lang), arguments.out, lang)
     except ArtifactBroken as error:
         print(error, file=sys.stderr)
-        return FAILING
+        return ExitStatus.SOME_FAIL
 
 
 def _positive(value, option, lang):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lab.field.artifact import import_file, materialize, refused
 from lab.field.messages import say
+from lab.status import ExitStatus
 
 JOB, TTL = "job-1", 5.0
 
@@ -107,4 +108,4 @@ def main(impl_path, label, lang="en"):
     with tempfile.TemporaryDirectory(prefix="lab-demo-") as folder:
         artifact = materialize(impl_path, label, folder)
         figures = play(artifact, str(Path(folder) / "demo.db"), lang)
-    return 0 if figures["held"] else 1
+    return ExitStatus.ALL_PASS if figures["held"] else ExitStatus.SOME_FAIL

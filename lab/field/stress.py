@@ -17,6 +17,7 @@ from lab.field.artifact import import_file, materialize
 from lab.field.fleet import Fleet
 from lab.field.messages import say
 from lab.field.stress_worker import Plan
+from lab.status import ExitStatus
 
 SHOWN_PER_KIND = 3
 
@@ -126,4 +127,4 @@ def _render_violations(violations, lang, out):
 def main(impl_path, label, seconds, seed, workers, keep, lang="en"):
     summary = run(impl_path, label, seconds, seed, workers, keep)
     render(summary, label, lang)
-    return 0 if summary.passed else 1
+    return ExitStatus.ALL_PASS if summary.passed else ExitStatus.SOME_FAIL

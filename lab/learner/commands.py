@@ -11,8 +11,8 @@ import sys
 from lab.course import LAB_ROOT, LANGUAGES, load_course
 from lab.implementation import UsageError
 from lab.learner.words import say
+from lab.status import ExitStatus
 
-USAGE = 2
 VERBS = {
     "hint": "the next question of step N that you have not seen yet (--all: every question)",
     "progress": "every step as not started, failing or passing, your predictions, and the next step",
@@ -52,7 +52,7 @@ def main(argv, root=LAB_ROOT):
         step = _step(arguments) if arguments.verb in WITH_STEP else None
     except UsageError as error:
         print(error, file=sys.stderr)
-        return USAGE
+        return ExitStatus.USAGE
     status, lines = _dispatch(arguments, step, root)
     for line in lines:
         print(line)
@@ -64,13 +64,13 @@ def _dispatch(arguments, step, root):
     if arguments.verb == "hint":
         from lab.learner.hint import hint
 
-        return 0, hint(step, lang, arguments.all, root)
+        return ExitStatus.ALL_PASS, hint(step, lang, arguments.all, root)
     if arguments.verb in ("progress", "next"):
         from lab.learner import progress
 
         if arguments.verb == "progress":
-            return 0, progress.progress(lang, root)
-        return 0, progress.next_lines(progress.step_states(root / "steps", lang, root)[0], lang, root)
+            return ExitStatus.ALL_PASS, progress.progress(lang, root)
+        return ExitStatus.ALL_PASS, progress.next_lines(progress.step_states(root / "steps", lang, root)[0], lang, root)
     if arguments.verb in ("reset", "restore"):
         from lab.learner import reset
 

@@ -15,6 +15,7 @@ from lab.implementation import STEP_FILE
 from lab.learner.store import shown, state_dir
 from lab.learner.words import say
 from lab.pristine import NoPristineStub, stub_text
+from lab.status import ExitStatus
 
 SAVED_FILES = (STEP_FILE, "prediction.py")
 
@@ -44,24 +45,24 @@ def reset(step, lang="en", root=LAB_ROOT):
     try:
         stub = stub_text(step)
     except NoPristineStub:
-        return 1, [say("no_stub", lang, n=step.number)]
+        return ExitStatus.SOME_FAIL, [say("no_stub", lang, n=step.number)]
     file = root / "steps" / step.dir / STEP_FILE
     if file.is_file() and file.read_text(encoding="utf-8", errors="replace") == stub:
-        return 0, [say("already_stub", lang, n=step.number)]
+        return ExitStatus.ALL_PASS, [say("already_stub", lang, n=step.number)]
     folder = back_up(step, root)
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(stub, encoding="utf-8")
-    return 0, [say("backed_up", lang, n=step.number, folder=shown(folder, root)), say("reset_done", lang, n=step.number, file=shown(file, root))]
+    return ExitStatus.ALL_PASS, [say("backed_up", lang, n=step.number, folder=shown(folder, root)), say("reset_done", lang, n=step.number, file=shown(file, root))]
 
 
 def restore(step, lang="en", root=LAB_ROOT):
     """(exit status, lines): the newest backup back in place, the current files saved first."""
     existing = sorted(p for p in backups_dir(step, root).glob("*") if p.is_dir()) if backups_dir(step, root).is_dir() else []
     if not existing:
-        return 1, [say("no_backup", lang, n=step.number, folder=shown(backups_dir(step, root), root))]
+        return ExitStatus.SOME_FAIL, [say("no_backup", lang, n=step.number, folder=shown(backups_dir(step, root), root))]
     latest = existing[-1]
     saved = back_up(step, root)
     for name in SAVED_FILES:
         if (latest / name).is_file():
             shutil.copy2(latest / name, root / "steps" / step.dir / name)
-    return 0, [say("backed_up", lang, n=step.number, folder=shown(saved, root)), say("restored", lang, n=step.number, folder=shown(latest, root))]
+    return ExitStatus.ALL_PASS, [say("backed_up", lang, n=step.number, folder=shown(saved, root)), say("restored", lang, n=step.number, folder=shown(latest, root))]

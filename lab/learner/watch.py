@@ -16,6 +16,7 @@ import tempfile
 from lab.course import LAB_ROOT
 from lab.learner.store import shown
 from lab.learner.words import say
+from lab.status import ExitStatus
 
 CLEAR = "\033[2J\033[H"
 WATCHED = (".py", ".md")
@@ -38,7 +39,7 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
             _run(step, check_arguments, lang, folder, root, out)
     except KeyboardInterrupt:
         out.write("\n" + say("watch_stopped", lang) + "\n")
-    return 0
+    return ExitStatus.ALL_PASS
 
 
 def _run(step, check_arguments, lang, folder, root, out):

@@ -4,7 +4,8 @@ every mutant inline under the line it changes, the checks that kill it, and the 
 from html import escape
 
 from lab.course import load_course
-from lab.mutation.model import QUESTION, percent
+from lab.messages import say
+from lab.mutation.model import percent
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #1d1d1f; max-width: 1600px; }
@@ -69,7 +70,7 @@ def _survivors(report):
         out.append(
             f"<h3><code>{escape(m.id)}</code> ({m.origin}, step {m.step}, <code>{m.function}</code>)</h3>"
             f"{_diff(m.diff)}<ul>{clauses}</ul>"
-            f'<p class="question">{escape(QUESTION["en"])} / {escape(QUESTION["ja"])}</p>'
+            f'<p class="question">{escape(say("mutation.question", "en"))} / {escape(say("mutation.question", "ja"))}</p>'
         )
     return "\n".join(out)
 

@@ -7,10 +7,6 @@ from dataclasses import dataclass, field
 from lab.course import load_course
 
 DETECTED = ("killed", "timeout")  # mutmut's words for a mutant the checks caught
-QUESTION = {
-    "en": "Which input would tell these two apart?",
-    "ja": "どんな入力なら、この 2 つを見分けられますか。",
-}
 
 
 @dataclass

@@ -5,7 +5,8 @@ the same report.
 """
 
 from lab.course import load_course
-from lab.mutation.model import QUESTION, percent
+from lab.messages import say
+from lab.mutation.model import percent
 
 
 def summary_lines(report):
@@ -17,7 +18,7 @@ def summary_lines(report):
         for m in survivors:
             lines += ["", f"  {m.id}  [{m.origin}, step {m.step}, {m.function}: {m.status}]"]
             lines += ["    " + line for line in m.diff.splitlines()]
-            lines += [f"    contract: {_clause_ids(m.step)}  -  {QUESTION['en']}"]
+            lines += [f"    contract: {_clause_ids(m.step)}  -  {say('mutation.question', 'en')}"]
         lines.append("")
     for note in [m for m in report.mutmut() if m.note]:
         lines.append(f"  note: {note.id}: {note.note}")
@@ -63,7 +64,7 @@ def markdown(report):
         step = load_course()[m.step - 1]
         out += [f"### `{m.id}` ({m.origin}, step {m.step}, `{m.function}`, {m.status})", "", "```diff", m.diff, "```", ""]
         out += [f"- **{cid}** {text}" for cid, text in step.clauses().items()]
-        out += ["", f"**{QUESTION['en']}** / {QUESTION['ja']}", ""]
+        out += ["", f"**{say('mutation.question', 'en')}** / {say('mutation.question', 'ja')}", ""]
     out += [f"## Equivalent mutants ({len(report.equivalents())})", ""]
     for m in report.equivalents():
         out += [f"- `{m.id}` (step {m.step}, `{m.function}`; not tested by mutmut): **{m.equivalent.id}**: {m.equivalent.reason}",

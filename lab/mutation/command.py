@@ -1,0 +1,57 @@
+"""``python -m lab mutation [--impl PATH] [--out DIR]``: the mutation report of an implementation.
+
+Exit status (lab/status.py): ALL_PASS when every non-equivalent mutmut mutant is killed,
+SOME_FAIL when some survive, USAGE when the report could not be made (a usage error, code whose
+step 1 does not pass, a ledger that is not valid TOML, or mutmut could not run).
+"""
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+from lab.course import LAB_ROOT
+from lab.implementation import UsageError
+from lab.messages import say
+from lab.mutation import html, stryker, text
+from lab.mutation.build import build
+from lab.mutation.equivalents import LEARNER_LEDGER, LedgerError
+from lab.mutation.stage import STAGE_DIR, MutmutFailed
+from lab.status import ExitStatus
+
+OUT_DIR = LAB_ROOT / "reports" / "mutation"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m lab mutation", description=__doc__.splitlines()[0])
+    parser.add_argument("--impl", default="solutions", help="a steps-like folder or one .py file (default: solutions)")
+    parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
+    parser.add_argument("--ledger", default=str(LEARNER_LEDGER), help="your own reviewed equivalents, read for any IMPL but the reference")
+    parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
+    parser.add_argument("--verbose", action="store_true", help="show mutmut's own progress")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    try:
+        stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
+        stage_dir.parent.mkdir(exist_ok=True)
+        report = build(args.impl, stage_dir=stage_dir, echo=args.verbose, learner_ledger=Path(args.ledger))
+    except (UsageError, MutmutFailed, LedgerError) as error:
+        print(say("command.mutation_failed", error=error), file=sys.stderr)
+        return ExitStatus.USAGE
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(text.markdown(report), encoding="utf-8")
+    stryker.write(report, out / "mutation.json")
+    (out / "index.html").write_text(html.page(report), encoding="utf-8")
+    print("\n".join(text.summary_lines(report)))
+    shown = out.resolve().relative_to(Path.cwd()) if out.resolve().is_relative_to(Path.cwd()) else out
+    print(say("command.mutation_written", folder=shown, seconds=time.monotonic() - started))
+    return ExitStatus.SOME_FAIL if report.survivors() else ExitStatus.ALL_PASS
+
+
+def _slug(impl):
+    """A stage folder name per implementation, so that switching IMPL keeps each one's results."""
+    path = Path(impl).resolve()
+    name = path.relative_to(LAB_ROOT) if path.is_relative_to(LAB_ROOT) else path
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_") or "impl"

@@ -1,0 +1,58 @@
+"""The checker's one message catalogue (lab/texts/*.toml, read by lab/messages.py): both languages
+hold the same keys with the same placeholders, every Japanese text is a translation, every key is
+said somewhere, and no other module of the checker keeps sentences of its own."""
+
+import re
+import string
+
+import pytest
+
+from lab.course import LAB_ROOT, LANGUAGES
+from lab.messages import CATALOGUE, say
+
+
+def _placeholders(text):
+    return sorted({name for _, name, _, _ in string.Formatter().parse(text) if name})
+
+
+def test_there_is_one_file_per_language_of_the_course():
+    assert set(CATALOGUE) == set(LANGUAGES)
+
+
+def test_both_languages_have_exactly_the_same_keys():
+    assert CATALOGUE["en"].keys() == CATALOGUE["ja"].keys()
+
+
+@pytest.mark.parametrize("key", sorted(CATALOGUE["en"]))
+def test_each_key_has_the_same_placeholders_and_a_japanese_text_of_its_own(key):
+    english, japanese = CATALOGUE["en"][key], CATALOGUE["ja"][key]
+    assert _placeholders(english) == _placeholders(japanese)
+    assert japanese != english or not re.search(r"[a-z]{3}", english)
+
+
+def _sources():
+    folders = [LAB_ROOT / "lab", LAB_ROOT / "checks"]
+    return "\n".join(path.read_text(encoding="utf-8") for folder in folders for path in folder.rglob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def sources():
+    return _sources()
+
+
+# Keys said through a value rather than spelled out: a file's refusal (lab/implementation.py),
+# a lost channel (lab/sandbox/remote.py: "channel_" + reason), a class cell (the check's status).
+SAID_THROUGH_A_VALUE = re.compile(r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error))$")
+
+
+@pytest.mark.parametrize("key", sorted(CATALOGUE["en"]))
+def test_every_key_is_said_somewhere(key, sources):
+    table, _, name = key.rpartition(".")
+    quoted = re.compile(rf"[\"']{re.escape(key)}[\"']")
+    in_table = table and f'words_of("{table}"' in sources and re.search(rf"[\"']{re.escape(name)}[\"']", sources)
+    assert quoted.search(sources) or in_table or SAID_THROUGH_A_VALUE.match(key), key
+
+
+def test_a_text_is_filled_in_and_an_unknown_language_falls_back_to_english():
+    assert say("report.step", "ja", n=4, function="claim", title="t") == "ステップ 4 · claim: t"
+    assert say("class.failed", "xx", clause="C4.5") == "failed at C4.5"
