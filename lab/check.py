@@ -8,7 +8,7 @@ from lab import kill_matrix, predictions
 from lab.course import load_course
 from lab.implementation import read
 from lab.messages import say
-from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
+from lab.mutants import SOLUTIONS_DIR, load_mutants
 from lab.runner import run
 from lab.status import CheckStatus, ExitStatus
 from lab.targets import Target
@@ -91,19 +91,13 @@ def mutant_verdicts(mutants, time_limit=10.0, lang="en", use_cache=True):
 
     A mutant that does not apply at exactly one place stops the run here, with its file named.
     """
-    for mutant in mutants:
-        apply(mutant)
-    results, cached = kill_matrix.results(mutants, time_limit, lang, use_cache)
-    return [_verdict(m, results) for m in mutants], cached
+    results, ran = kill_matrix.results(kill_matrix.prebuilt(mutants), time_limit, lang, use_cache)
+    return [_verdict(m, results) for m in mutants], not ran
 
 
 def _verdict(mutant, results):
     own = [r for r in results if r.target == mutant.id]
-    return MutantVerdict(
-        mutant,
-        killed_by=[r.check for r in own if r.status != "passed"],
-        passed_by=[r.check for r in own if r.status == "passed"],
-    )
+    return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.status == "passed"])
 
 
 def every_step():

@@ -1,88 +1,153 @@
-"""The mutants' kill matrix: which check catches which mutant, cached between runs.
+"""The kill matrix: which check kills which mutant, for the pre-built mutants and mutmut's alike.
 
-The matrix depends only on the lab's own files (checks, reference, mutants, checker) and the
-versions of the tools, never on the learner's code, so a learner who runs ``make check-step N``
-a hundred times pays for it once. The cache key is a digest of all of those inputs: change any
-of them and the matrix is computed again.
+A mutant is a Job: a target of the runner and the text of the module its checks import. A
+pre-built mutant is the reference with its one change, checked by its step
+(``Target(id, (step,), mutant=id)``); a mutmut mutant is a module that lab/mutation/matrix.py
+stages (``Target(id, steps, module=name)``). Both run through lab.runner.run, in one child process
+per core.
 
-Each mutant's results are stored on their own, keyed without the language: a verdict is which
-checks fail, so ``make check`` reuses what ``make check-step N`` computed, and ``LAB_LANG=ja``
-reuses what English computed. Messages are left out for the same reason (no report shows a
-mutant's messages).
+Each mutant's results are kept in the lab's cache store (lab.cache), keyed on what decides them:
+the part of its text that its steps' checks can reach (lab.mutation.reach), the checker
+(checker_digest), its id, steps and the time limit. Not the language, and no messages are kept
+(no report shows a mutant's): ``make check`` reuses what ``make check-step N`` computed,
+``LAB_LANG=ja`` what English did, the mutation report what ``make check`` did, and an edit to one
+function of the reference recomputes only the mutants whose checks reach it.
 """
 
-import hashlib
-import json
+import ast
+import functools
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from importlib.metadata import version
 
+from lab import cache
 from lab.course import LAB_ROOT
+from lab.implementation import assemble, read
+from lab.mutants import SOLUTIONS_DIR, apply
+from lab.mutation.reach import relevant_text
 from lab.runner import Result, run
 from lab.targets import Target
 
-CACHE_DIR = LAB_ROOT / "build" / "kill-matrix"
-INPUTS = ("course.toml", "checks/**/*.py", "checks/pytest.ini", "solutions/**/*.py", "mutants/*.toml", "lab/*.py", "lab/sandbox/*.py")
+NAMESPACE = "kill-matrix"
+RUNS_THE_CHECKS = "lab.runner"  # with what it imports or starts by name: the child, the recorder
 
 
-def fingerprint(mutants, time_limit, lang=None):
-    """The lab side of a key: inputs, tools, mutant ids, time limit, and the language if given
-    (for cached results whose messages are shown; the kill matrix itself leaves it out)."""
-    return _key([m.id for m in mutants], time_limit, _inputs_digest() + (lang or ""))
+@dataclass(frozen=True)
+class Job:
+    target: Target
+    text: str  # the module under test as one file: what the target's checks import
 
 
-def _key(mutant_ids, time_limit, inputs):
-    digest = hashlib.sha256(inputs.encode())
-    digest.update(json.dumps([mutant_ids, time_limit]).encode())
-    return digest.hexdigest()[:24]
+def prebuilt(mutants):
+    """The jobs of pre-built mutants, each checked by its own step. A mutant that does not apply
+    at exactly one place raises MutantError, naming its file."""
+    reference = read(SOLUTIONS_DIR, label="solutions")
+    return [Job(Target(m.id, (m.step,), mutant=m.id), assemble(apply(m, reference))) for m in mutants]
 
 
-def _inputs_digest():
-    digest = hashlib.sha256()
-    for pattern in INPUTS:
-        for path in sorted(LAB_ROOT.glob(pattern)):
-            digest.update(str(path.relative_to(LAB_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
-    tools = [sys.version, version("pytest"), version("hypothesis")]
-    digest.update(json.dumps(tools).encode())
-    return digest.hexdigest()
+def results(jobs, time_limit=10.0, lang="en", use_cache=True):
+    """(every job's results, in the jobs' order; how many jobs ran): the others came from the cache."""
+    keys = _keys(jobs, time_limit)
+    found = cached(jobs, time_limit, keys) if use_cache else {}
+    missing = [job.target for job in jobs if job.target.id not in found]
+    for target_id, own in _run_in_parallel(missing, time_limit, lang).items():
+        found[target_id] = own
+        cache.set(NAMESPACE, keys[target_id], [asdict(r) for r in own])
+    return [r for job in jobs for r in found[job.target.id]], len(missing)
 
 
-def results(mutants, time_limit=10.0, lang="en", use_cache=True):
-    """(results of every check against every mutant of its step, whether they all came from the cache)."""
-    if not mutants:
-        return [], False
-    inputs = _inputs_digest()
-    paths = {m.id: CACHE_DIR / f"{_key([m.id], time_limit, inputs)}.json" for m in mutants}
-    stored = {m.id: _load(paths[m.id]) for m in mutants} if use_cache else {}
-    missing = [m for m in mutants if stored.get(m.id) is None]
-    if missing:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        fresh = _run_in_parallel(missing, time_limit, lang)
-        for mutant in missing:
-            own = [replace(r, message="", duration=0.0) for r in fresh if r.target == mutant.id]
-            stored[mutant.id] = own
-            partial = paths[mutant.id].with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(json.dumps([asdict(r) for r in own]), encoding="utf-8")
-            partial.replace(paths[mutant.id])  # atomic: two runs at once never read half a file
-    return [r for m in mutants for r in stored[m.id]], not missing
+def cached(jobs, time_limit=10.0, keys=None):
+    """{target id: its results} of the jobs that would not run (see results)."""
+    keys = keys or _keys(jobs, time_limit)
+    found = {}
+    for target_id, key in keys.items():
+        stored = cache.get(NAMESPACE, key)
+        try:
+            found[target_id] = [Result(**r) for r in stored]
+        except TypeError:  # not there, or written by another version of Result
+            continue
+    return found
 
 
-def _load(path):
-    try:
-        return [Result(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
-    except (OSError, ValueError, TypeError):
-        return None
+def killed_by(results):
+    """The names of the checks that fail against a mutant, each once, in the order they ran."""
+    return list(dict.fromkeys(r.check for r in results if r.status != "passed"))
 
 
-def _run_in_parallel(mutants, time_limit, lang):
-    """Split the mutants over one child process per core; keep the mutants' order in the result."""
-    shares = max(1, min(os.cpu_count() or 1, len(mutants)))
-    chunks = [mutants[i::shares] for i in range(shares)]
-    with ThreadPoolExecutor(shares) as pool:
-        runs = pool.map(lambda chunk: run([Target(m.id, (m.step,), mutant=m.id) for m in chunk], time_limit, lang), chunks)
-        by_target = {}
-        for result in (r for chunk in runs for r in chunk):
-            by_target.setdefault(result.target, []).append(result)
-    return [r for m in mutants for r in by_target.get(m.id, [])]
+def _keys(jobs, time_limit):
+    checker = checker_digest()
+    return {
+        job.target.id: cache.key(checker, job.target.id, repr(job.target.steps), str(float(time_limit)), relevant_text(job.text, job.target.steps))
+        for job in jobs
+    }
+
+
+def _run_in_parallel(targets, time_limit, lang):
+    """{target id: its results}, every target split over one child process per core. The
+    messages and durations are left out: they vary with the language and the machine."""
+    shares = max(1, min(os.cpu_count() or 1, len(targets)))
+    chunks = [targets[i::shares] for i in range(shares) if targets[i::shares]]
+    found = {target.id: [] for target in targets}
+    with ThreadPoolExecutor(max(1, len(chunks))) as pool:
+        for part in pool.map(lambda chunk: run(chunk, time_limit, lang), chunks):
+            for result in part:
+                found[result.target].append(replace(result, message="", duration=0.0))
+    return found
+
+
+def checker_digest(*runs_too):
+    """What decides a check's outcome besides the code under test: the checker_files and the
+    versions of Python, pytest and Hypothesis."""
+    texts = (f"{p.relative_to(LAB_ROOT)}\0{p.read_text(encoding='utf-8')}" for p in checker_files(*runs_too))
+    return cache.key(*texts, sys.version, version("pytest"), version("hypothesis"))
+
+
+def checker_files(*runs_too):
+    """course.toml, the checks, and the lab modules that run them: those that lab.runner (and any
+    module of runs_too) imports or starts, and those the checks import. Not the rest of lab/: a
+    report, a command or the cache itself changes no check's outcome."""
+    checks = sorted(p for p in (LAB_ROOT / "checks").rglob("*") if p.suffix in (".py", ".ini") and "__pycache__" not in p.parts)
+    return [LAB_ROOT / "course.toml", *checks, *_lab_modules((RUNS_THE_CHECKS, *runs_too), checks)]
+
+
+def _lab_modules(names, files):
+    """The files of the named lab modules and of every lab module that they or files name:
+    imported, or a string such as "lab.child" (``python -m lab.child``), with their packages."""
+    todo = [*names, *(name for path in files if path.suffix == ".py" for name in _named(path))]
+    found = set()
+    while todo:
+        path = _module_file(todo.pop())
+        if path and path not in found:
+            found.add(path)
+            todo.extend(_named(path))
+    return sorted(found)
+
+
+def _named(path):
+    status = path.stat()
+    return _named_in(path, status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=256)  # by the file's stamp: parsing every module costs 50 ms a key
+def _named_in(path, mtime, size):
+    """Every lab module name a file mentions: in an import or as a string."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.update([node.module, *(f"{node.module}.{alias.name}" for alias in node.names)])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    # a module's packages run first: lab.sandbox.remote imports lab/sandbox/__init__.py
+    return {".".join(parts[:n]) for name in names if (parts := name.split("."))[0] == "lab" for n in range(1, len(parts) + 1)}
+
+
+def _module_file(name):
+    path = LAB_ROOT.joinpath(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None

@@ -6,20 +6,18 @@ learner's steps folder. It runs in child processes through lab/runner.py, exactl
 do, with its own pytest plugin (lab/prediction_plugin.py) that gives it the checks' fixtures. It
 catches a mutant when it passes on the reference and fails on the mutant; failing on the
 reference is "rejects correct code". Its verdicts depend only on its text and the lab's files, so
-they are cached beside the kill matrix, keyed on both.
+they are kept in the lab's cache store (lab.cache), keyed on both.
 """
 
 import ast
-import hashlib
-import json
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lab import kill_matrix
+from lab import cache, kill_matrix
 from lab.course import PREDICTION_TEST, load_course
-from lab.implementation import display_path
+from lab.implementation import assemble, display_path, read
 from lab.messages import say
 from lab.mutants import SOLUTIONS_DIR, load_mutants
 from lab.runner import LabBroken, Result, run
@@ -29,6 +27,7 @@ PREDICTION_FILE = "prediction.py"
 TEST_NAME = "test_my_prediction"
 REFERENCE = "solutions"
 PLUGIN = "lab.prediction_plugin"
+NAMESPACE = "predictions"  # in the cache store
 # No prediction yet, written, or refused by the correct code.
 NO_PREDICTION, WRITTEN, REJECTS = "no_prediction", "written", "rejects_correct_code"
 
@@ -114,35 +113,31 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
             continue
         mutants = [m for m in every_mutant if m.step == number]
         key = _key(text, mutants, time_limit, lang)
-        cached = _cache_file(key)
-        if use_cache and cached.exists():
-            _settle(prediction, [Result(**r) for r in json.loads(cached.read_text(encoding="utf-8"))], mutants)
+        stored = cache.get(NAMESPACE, key) if use_cache else None
+        if stored is not None:
+            _settle(prediction, [Result(**r) for r in stored], mutants)
             prediction.cached = True
         else:
-            to_run[number] = (prediction, text, mutants, cached)
+            to_run[number] = (prediction, text, mutants, key)
     if to_run:
         try:
             results = _run(to_run, time_limit, lang)
         except LabBroken as error:  # whatever stopped pytest came from the learner's files
             results = [_broken(number, error, lang) for number in to_run]
-        for number, (prediction, _, mutants, cached) in to_run.items():
+        for number, (prediction, _, mutants, key) in to_run.items():
             own = [r for r in results if r.step == number]
             _settle(prediction, own, mutants)
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            partial = cached.with_suffix(".tmp")
-            partial.write_text(json.dumps([asdict(r) for r in own]), encoding="utf-8")
-            partial.replace(cached)
+            cache.set(NAMESPACE, key, [asdict(r) for r in own])
     return predictions
 
 
 def _key(text, mutants, time_limit, lang):
-    """The prediction's text and everything the kill matrix depends on (checker, reference, mutants)."""
-    lab_side = kill_matrix.fingerprint(mutants, float(time_limit), lang)  # TIME_LIMIT=10 and 10.0 are one key
-    return hashlib.sha256((lab_side + "\0" + text).encode()).hexdigest()[:24]
-
-
-def _cache_file(key):
-    return kill_matrix.CACHE_DIR / f"prediction-{key}.json"
+    """What a prediction's verdicts depend on: its text, the checker with the predictions' own
+    plugin, the reference and the step's mutants (whole: a prediction may call any function),
+    the time limit (TIME_LIMIT=10 and 10.0 are one key) and the language (its messages are shown)."""
+    reference = assemble(read(SOLUTIONS_DIR, label=REFERENCE))
+    tried = [f"{job.target.id}\0{job.text}" for job in kill_matrix.prebuilt(mutants)]
+    return cache.key(kill_matrix.checker_digest(PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
 
 
 def _run(to_run, time_limit, lang):

@@ -1,6 +1,15 @@
-"""The lab guards itself: the reference passes, the stubs fail, every mutant is caught as declared."""
+"""The lab guards itself: the reference passes, the stubs fail, every mutant is caught as declared;
+and the kill matrix is computed once, cached on what decides it."""
 
 from collections import defaultdict
+from dataclasses import replace
+
+import pytest
+
+from lab import cache, kill_matrix
+from lab.mutants import load_mutants
+from lab.mutation import matrix
+from lab.runner import Result
 
 from lab.course import LANGUAGES, all_clauses, load_course
 from lab.status import ExitStatus
@@ -46,3 +55,59 @@ def test_every_stub_fails_its_steps_checks_as_not_implemented_yet(stub_run):
         statuses = {r.status for r in stub_run.step_results(step.number)}
         assert statuses == {"not_implemented"}, (step.dir, statuses)
     assert all("not implemented yet" in r.message for r in stub_run.results)
+
+
+@pytest.fixture
+def fake_matrix(tmp_path, monkeypatch):
+    """An empty cache store in tmp_path and a stand-in for the runner; returns the targets run."""
+    ran = []
+
+    def run(targets, time_limit, lang):
+        ran.extend(t.id for t in targets)
+        return [Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", "", 0.0) for t in targets]
+
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    monkeypatch.setattr(kill_matrix, "run", run)
+    return ran
+
+
+def test_an_edit_the_checks_cannot_reach_recomputes_no_mutant(fake_matrix):
+    (job,) = kill_matrix.prebuilt([m for m in load_mutants() if m.id == "m4-expired-counts-as-live"])
+    kill_matrix.results([job])
+    # step 4's checks never call claim_many: its body is not part of the key
+    edited = replace(job, text=job.text.replace("results in input order.", "results in the owners' order."))
+    assert edited.text != job.text and kill_matrix.results([edited]) == kill_matrix.results([job])[:1] + (0,)
+    # the time limit is: a check may pass under one and time out under another
+    assert kill_matrix.results([job], time_limit=3)[1] == 1 and fake_matrix == [job.target.id] * 2
+
+
+def test_the_mutation_report_reuses_the_pre_built_mutants_of_make_check(fake_matrix):
+    mutants = [m for m in load_mutants() if m.step == 2]
+    kill_matrix.results(kill_matrix.prebuilt(mutants), time_limit=10)  # make check-step 2
+    found = matrix.peek([(m.id, (m.step,), None, m.id) for m in mutants])
+    assert sorted(found) == sorted(m.id for m in mutants) and len(fake_matrix) == len(mutants)
+
+
+def test_the_checker_digest_covers_what_runs_the_checks_and_nothing_else():
+    names = {str(p.relative_to(kill_matrix.LAB_ROOT)) for p in kill_matrix.checker_files()}
+    assert {"course.toml", "checks/conftest.py", "checks/pytest.ini", "lab/runner.py", "lab/child.py", "lab/recorder.py", "lab/sandbox/server.py"} <= names
+    assert not {"lab/report.py", "lab/cli.py", "lab/classroom.py", "lab/kill_matrix.py", "lab/cache.py", "lab/prediction_plugin.py"} & names
+    assert kill_matrix.LAB_ROOT / "lab" / "prediction_plugin.py" in kill_matrix.checker_files("lab.predictions")
+
+
+def test_killed_by_names_each_failing_check_once_in_the_order_they_ran():
+    statuses = [("b", "failed"), ("a", "passed"), ("c", "timeout"), ("b", "failed")]
+    results = [Result(f"n{i}", check, "m", 1, [], status, "", 0.0) for i, (check, status) in enumerate(statuses)]
+    assert kill_matrix.killed_by(results) == ["b", "c"]
+
+
+def test_the_cache_store_keeps_json_values_by_namespace_and_key(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    key = cache.key("some", "inputs")
+    assert cache.get("kill-matrix", key) is None and cache.get("kill-matrix", key, []) == []
+    cache.set("kill-matrix", key, {"checks": ["a", "b"]})
+    assert cache.get("kill-matrix", key) == {"checks": ["a", "b"]} and cache.get("predictions", key) is None
+    assert [p.name for p in (tmp_path / "kill-matrix").iterdir()] == [f"{key}.json"]  # no temporary file left
+    assert cache.key("some", "inputs") == key != cache.key("someinputs") != cache.key("some", "input", "s")
+    with pytest.raises(ValueError):
+        cache.get("kill-matrix", "../../elsewhere")

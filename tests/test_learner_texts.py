@@ -9,7 +9,7 @@ import string
 import pytest
 from rich.console import Console
 
-from lab import kill_matrix, report
+from lab import cache, kill_matrix, report
 from lab.check import check
 from lab.course import LAB_ROOT, load_course
 from lab.learner import words as learner_words
@@ -140,23 +140,23 @@ def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
 def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_path, monkeypatch):
     ran = []
 
-    def fake(mutants, time_limit, lang):
-        ran.extend(m.id for m in mutants)
-        return [Result(f"{m.id}::t", "t", m.id, m.step, [], "failed", f"message in {lang}", 0.1) for m in mutants]
+    def fake(targets, time_limit, lang):
+        ran.extend(t.id for t in targets)
+        return [Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", f"message in {lang}", 0.1) for t in targets]
 
-    monkeypatch.setattr(kill_matrix, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(kill_matrix, "_run_in_parallel", fake)
-    step4 = [m for m in load_mutants() if m.step == 4]
-    every = load_mutants()
-    first, cached = kill_matrix.results(step4, lang="en")
-    assert not cached and sorted(ran) == sorted(m.id for m in step4)
-    again, cached = kill_matrix.results(step4, lang="ja")
-    assert cached and again == first and len(ran) == len(step4)
-    _, cached = kill_matrix.results(every, lang="ja")  # make check after make check-step 4
-    assert not cached and len(ran) == len(every)  # only the other steps' mutants ran
-    _, cached = kill_matrix.results(every, lang="en")
-    assert cached and len(ran) == len(every)
-    assert all(r.message == "" for r in first)  # stored without the words of either language
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    monkeypatch.setattr(kill_matrix, "run", fake)
+    step4 = kill_matrix.prebuilt([m for m in load_mutants() if m.step == 4])
+    every = kill_matrix.prebuilt(load_mutants())
+    first, count = kill_matrix.results(step4, lang="en")
+    assert count == len(step4) and sorted(ran) == sorted(job.target.id for job in step4)
+    again, count = kill_matrix.results(step4, lang="ja")
+    assert count == 0 and again == first
+    _, count = kill_matrix.results(every, lang="ja")  # make check after make check-step 4
+    assert count == len(every) - len(step4) and len(ran) == len(every)  # only the other steps' mutants ran
+    _, count = kill_matrix.results(every, lang="en")
+    assert count == 0 and len(ran) == len(every)
+    assert all(r.message == "" and r.duration == 0.0 for r in first)  # stored without the words of either language
 
 
 def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(reference_run):

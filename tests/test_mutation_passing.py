@@ -3,6 +3,7 @@ checks again only the steps whose reachable code changed, and a step that starts
 
 import shutil
 
+from lab import cache
 from lab.implementation import assemble, read
 from lab.mutants import SOLUTIONS_DIR
 from lab.mutation import passing
@@ -23,31 +24,32 @@ def fake_run(calls, failing=()):
     return run
 
 
-def steps_of(impl, stage, monkeypatch, failing=()):
+def steps_of(impl, store, monkeypatch, failing=()):
     calls = []
+    monkeypatch.setattr(cache, "ROOT", store)
     monkeypatch.setattr(passing, "run", fake_run(calls, failing))
     source = assemble(read(impl, label="impl"))
-    return passing.passing_steps(impl, "impl", source, stage, lambda message: None), calls
+    return passing.passing_steps(impl, "impl", source, lambda message: None), calls
 
 
 def test_only_the_steps_that_reach_an_edited_function_run_again(tmp_path, monkeypatch):
-    impl, stage = tmp_path / "impl", tmp_path / "stage"
+    impl, store = tmp_path / "impl", tmp_path / "cache"
     shutil.copytree(SOLUTIONS_DIR, impl)
-    assert steps_of(impl, stage, monkeypatch) == ((1, 2, 3, 4, 5, 6, 7, 8), [(1, 2, 3, 4, 5, 6, 7, 8)])
-    assert steps_of(impl, stage, monkeypatch) == ((1, 2, 3, 4, 5, 6, 7, 8), [])
+    assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6, 7, 8), [(1, 2, 3, 4, 5, 6, 7, 8)])
+    assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6, 7, 8), [])
 
     path = impl / RELEASE
     path.write_text(path.read_text().replace("    return cursor.rowcount == 1", "    released = cursor.rowcount == 1\n    return released"))
     # release is reached by step 7's checks and by step 8's generated check, never by 1-6
-    assert steps_of(impl, stage, monkeypatch, failing=(7,)) == ((1, 2, 3, 4, 5, 6), [(7, 8)])
+    assert steps_of(impl, store, monkeypatch, failing=(7,)) == ((1, 2, 3, 4, 5, 6), [(7, 8)])
     # the failure is cached too, and so is every other step's pass
-    assert steps_of(impl, stage, monkeypatch) == ((1, 2, 3, 4, 5, 6), [])
+    assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6), [])
 
 
 def test_a_change_to_module_level_code_checks_every_step_again(tmp_path, monkeypatch):
-    impl, stage = tmp_path / "impl", tmp_path / "stage"
+    impl, store = tmp_path / "impl", tmp_path / "cache"
     shutil.copytree(SOLUTIONS_DIR, impl)
-    steps_of(impl, stage, monkeypatch)
+    steps_of(impl, store, monkeypatch)
     path = impl / RELEASE
     path.write_text("TIMEOUT = 5\n" + path.read_text())
-    assert steps_of(impl, stage, monkeypatch)[1] == [(1, 2, 3, 4, 5, 6, 7, 8)]
+    assert steps_of(impl, store, monkeypatch)[1] == [(1, 2, 3, 4, 5, 6, 7, 8)]

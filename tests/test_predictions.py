@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 import lab.classroom as classroom
-from lab import kill_matrix, predictions, report, results_json
+from lab import cache, kill_matrix, predictions, report, results_json
 from lab.check import check
 from lab.course import LAB_ROOT, load_course
 from lab.pristine import prediction_text, write_stubs
@@ -98,7 +98,7 @@ def test_every_step_ships_an_untouched_template_that_names_what_to_write():
 
 def test_a_warm_run_reads_the_verdicts_from_the_cache(tmp_path, monkeypatch):
     folder = steps_with(tmp_path / "s", MISSES, solutions=False)
-    monkeypatch.setattr(kill_matrix, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
     first = predictions.run_predictions(folder, (4,))[0]
     monkeypatch.setattr(predictions, "run", lambda *a, **k: pytest.fail("a cached prediction ran again"))
     again = predictions.run_predictions(folder, (4,))[0]

@@ -2,17 +2,18 @@
 
 A verdict is recorded by every `make check-step` of the learner's steps/ and by `make progress`
 when it had to check. Its key is what decides it: the checks and the checker
-(lab.mutation.matrix.checker_digest) and the part of the learner's module that the step's checks
+(lab.kill_matrix.checker_digest) and the part of the learner's module that the step's checks
 can reach (lab.mutation.reach), as lab/mutation/passing.py keys its own. An edit anywhere the
 checks reach changes the key, so a cached verdict is never stale.
 """
 
 from pathlib import Path
 
+from lab import cache
 from lab.course import LAB_ROOT, load_course
 from lab.implementation import assemble, read
 from lab.learner.store import read_json, write_json
-from lab.mutation import matrix
+from lab.kill_matrix import checker_digest
 from lab.mutation.reach import relevant_text
 
 CACHE_FILE = "verdicts.json"
@@ -21,8 +22,8 @@ CACHE_FILE = "verdicts.json"
 def keys(steps_dir):
     """step number -> the key of its verdict for the code now in steps_dir."""
     source = assemble(read(steps_dir))
-    checker = matrix.checker_digest()
-    return {s.number: matrix.digest(checker, "verdict", str(s.number), relevant_text(source, (s.number,))) for s in load_course()}
+    checker = checker_digest()
+    return {s.number: cache.key(checker, "verdict", str(s.number), relevant_text(source, (s.number,))) for s in load_course()}
 
 
 def summarize(results):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lab.course import load_course
 from lab.implementation import assemble, display_path, read
+from lab.kill_matrix import killed_by
 from lab.mutants import SOLUTIONS_DIR, load_mutants
 from lab.mutation import equivalents, matrix, passing, reach, stage, variants
 from lab.mutation.model import DETECTED, Mutant, Report, change_location, text_location
@@ -27,7 +28,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_le
 
     stage.stage(source, stage_dir)
     generating = stage.start_generating(stage_dir)  # beside the checks below, on the other core
-    steps = _passing_steps(impl, label, source, stage_dir, progress)
+    steps = _passing_steps(impl, label, source, progress)
     if not steps:
         generating.communicate()
         raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
@@ -90,12 +91,12 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_le
         again with the later steps, so that its killers are named too."""
         return (
             m.origin == "mutmut" and not m.equivalent and own is not None and status in DETECTED
-            and not matrix.killed_by(own) and any(s > m.step for s in steps)
+            and not killed_by(own) and any(s > m.step for s in steps)
         )
 
     # Where both are known already (mutmut keeps the verdicts of functions it does not re-test;
     # the matrix cache has the first run), that second run joins the first instead of waiting.
-    cached, testing = matrix.peek(jobs, stage_dir), set(to_test)
+    cached, testing = matrix.peek(jobs), set(to_test)
     early = [later(m) for m in mutants if m.id not in testing and needs_later(m, cached.get(m.id), known.get(m.id))]
     progress(f"kill matrix: {len(jobs)} mutants through the checker ...")
     results, ran = matrix.kill_matrix(jobs + early, stage_dir)
@@ -109,7 +110,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_le
     again = {m.id: later(m) for m in mutants if needs_later(m, results.get(m.id), m.status)}
     late = [job for job in again.values() if job[0] not in results]
     if late:
-        more, ran_late = matrix.kill_matrix(late, stage_dir, forget_others=False)
+        more, ran_late = matrix.kill_matrix(late, stage_dir)
         results.update(more)
         ran += ran_late
     progress(f"kill matrix: {ran} mutants ran, {len(jobs) + len(early) + len(late) - ran} from the cache")
@@ -121,7 +122,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_le
     table = {}
     for m in mutants:
         found_results = results.get(m.id, [])
-        m.killed_by = matrix.killed_by(found_results)
+        m.killed_by = killed_by(found_results)
         table[m.id] = {r.check: r.status for r in found_results}
         if m.origin == "pre-built":
             m.status = _checker_status(found_results)
@@ -137,11 +138,11 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_le
     )
 
 
-def _passing_steps(impl, label, source, stage_dir, progress):
+def _passing_steps(impl, label, source, progress):
     """The steps mutmut may use: those whose checks pass, from step 1 on (the reference passes all)."""
     if Path(impl).resolve() == SOLUTIONS_DIR.resolve():
         return tuple(s.number for s in load_course())
-    return passing.passing_steps(impl, label, source, Path(stage_dir), progress)
+    return passing.passing_steps(impl, label, source, progress)
 
 
 def _step_of_function(source, function_step, steps):

@@ -5,7 +5,6 @@ pre-built mutants folder too; so it runs only inside the ignored stage, never at
 stage is kept between runs: mutmut then re-tests only the functions whose text changed.
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -14,6 +13,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from lab import cache
 from lab.course import LAB_ROOT
 from lab.targets import PLAN_VARIABLE, Target
 
@@ -41,7 +41,8 @@ def stage(module_text, stage_dir=STAGE_DIR):
     """Write the module, a fresh copy of the checks and setup.cfg; keep mutmut's results."""
     stage_dir.mkdir(exist_ok=True)
     # mutmut re-tests only mutants whose function changed; changed checks change every verdict.
-    checks_digest = _digest(sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini")))
+    checks = sorted((LAB_ROOT / "checks").glob("*.py")) + sorted((LAB_ROOT / "checks").glob("*.ini"))
+    checks_digest = cache.key(*(f"{path.name}\0{path.read_text(encoding='utf-8')}" for path in checks))
     recorded = stage_dir / "checks.sha256"
     if not recorded.exists() or recorded.read_text(encoding="utf-8") != checks_digest:
         shutil.rmtree(stage_dir / "mutants", ignore_errors=True)
@@ -59,13 +60,6 @@ def plan(steps, stage_dir=STAGE_DIR):
     """Tell the staged checks which steps mutmut's test runs check (those that pass)."""
     plan = {"targets": [asdict(Target("mutmut", tuple(steps), module=MODULE))]}
     _write_if_changed(stage_dir / "plan.json", json.dumps(plan, indent=1) + "\n")
-
-
-def _digest(paths):
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def _write_if_changed(path, text):

@@ -1,0 +1,60 @@
+"""The lab's one cache store: JSON values in build/cache/<namespace>/<key>.json.
+
+In the manner of pytest's ``Cache.get``/``Cache.set`` (_pytest/cacheprovider.py): every feature
+that keeps results between runs (the kill matrix, the predictions, the steps an implementation
+passes) uses it under a namespace of its own, with a key that is a digest of exactly what the
+value depends on (``key``). A value is never updated in place: a changed input is a new key.
+"""
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+
+from lab.course import LAB_ROOT
+
+ROOT = LAB_ROOT / "build" / "cache"
+NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def get(namespace, key, default=None):
+    """The value stored under namespace/key, or default when there is none or it cannot be read."""
+    path = _path(namespace, key)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return default
+
+
+def set(namespace, key, value):  # noqa: A001 - the name pytest's Cache gives it
+    """Store a JSON value; written to a temporary file first and renamed into place, so that two
+    runs at once never read half a value. A read-only checkout keeps nothing: the next run
+    computes the value again."""
+    path = _path(namespace, key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(value, out)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+
+
+def key(*parts):
+    """A digest of the parts (strings) in their order: the key of a value that depends on them."""
+    hashed = hashlib.sha256()
+    for part in parts:
+        hashed.update(part.encode("utf-8") + b"\0\1")
+    return hashed.hexdigest()[:32]
+
+
+def _path(namespace, key):
+    if not (NAME.match(namespace) and NAME.match(key)):
+        raise ValueError(f"not a cache namespace and key: {namespace!r}, {key!r}")
+    return ROOT / namespace / f"{key}.json"
