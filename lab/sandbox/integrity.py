@@ -15,7 +15,7 @@ from pathlib import Path
 from lab.course import LAB_ROOT
 
 HASHED = ("checks", "lab", "solutions", "mutants", "mutation", "course.toml", "Makefile", "pyproject.toml")
-CACHES = ("build/kill-matrix", ".mutmut-stage/matrix-cache.json")
+CACHES = ("build/cache",)  # lab/cache.py: the kill matrix, the predictions, the passing steps
 
 
 def fingerprint():
