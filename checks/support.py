@@ -2,8 +2,8 @@
 and word a failure as "called …; got …; expected …" in the learner's language."""
 
 import sqlite3
-import threading
-import time
+import subprocess
+import sys
 from contextlib import closing, contextmanager
 
 from hypothesis import strategies as st
@@ -121,6 +121,16 @@ def assert_unchanged(db, job_id, before, called, en, ja):
     assert after == before, explain(called, changes(before, after), en, ja)
 
 
+HOLD = (
+    "import sqlite3, sys, time\n"
+    "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+    "conn.execute('BEGIN IMMEDIATE')\n"
+    "print('held', flush=True)\n"
+    "time.sleep(float(sys.argv[2]))\n"
+    "conn.execute('COMMIT')\n"
+)
+
+
 @contextmanager
 def write_lock_held(db, seconds=0.2):
     """Another connection holds the database's write lock for `seconds` while racers start.
@@ -128,24 +138,16 @@ def write_lock_held(db, seconds=0.2):
     Racers that read outside the write lock all read "free" meanwhile, and their writes queue
     up behind the lock: a claim that does not read and update inside one BEGIN IMMEDIATE then
     lets two racers win, whatever its code does to its own connections (the slowed writes are
-    a hint inside the learner's process; this lock is the database's own).
+    a hint inside the learner's process; this lock is the database's own). The holder is a
+    process of its own: a thread inside SQLite while racers are forked would deadlock them.
     """
-    held = threading.Event()
-
-    def hold():
-        with closing(sqlite3.connect(db, isolation_level=None)) as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            held.set()
-            time.sleep(seconds)
-            conn.execute("COMMIT")
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    held.wait(5)
+    holder = subprocess.Popen([sys.executable, "-I", "-S", "-c", HOLD, db, str(seconds)], stdout=subprocess.PIPE)
     try:
+        holder.stdout.readline()  # "held"
         yield
     finally:
-        holder.join()
+        holder.wait(timeout=30)
+        holder.stdout.close()
 
 
 def in_processes(lease, name, arg_lists, called, timeout=5.0):

@@ -69,7 +69,7 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confin
     try:
         targets = [_probed(t, Plan([], None, [], time_limit, lang, str(scratch), confined)) for t in targets]
         plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, str(scratch), confined)
-        sandbox = confinement.bwrap(writable=[workdir], readable=[LAB_ROOT, *readable]) if confined and readable else []
+        sandbox = confinement.bwrap(writable=[workdir], readable=[LAB_ROOT, sys.prefix, *readable]) if confined and readable else []
         return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), sandbox)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -143,12 +143,13 @@ class Watcher(threading.Thread):
             self.stop.wait(0.1)
 
 
-def _survivors(seen, token):
-    """The processes the run started that are still alive (zombies are reaped, not counted)."""
+def _survivors(seen, token, earlier=frozenset()):
+    """The processes the run started that are still alive (zombies are reaped, not counted);
+    `earlier`: this process's descendants from before the run."""
     table = _processes()
     me = os.getpid()
     suspects = {pid for pid, (start, _) in seen.items() if pid in table and table[pid][2] == start}
-    suspects |= set(_descendants(me, table))
+    suspects |= set(_descendants(me, table)) - set(earlier)
     suspects |= {pid for pid in table if token in _cmdline(pid) and pid != me}
     alive = []
     for pid in sorted(suspects):
@@ -355,6 +356,9 @@ def graded(request, tmp_path_factory):
     lab_before, class_before = lab_tree(), folder_tree(class_dir)
     checks_before = {path: path.read_bytes() for path in _files(LAB_ROOT / "checks")}
     assert not _named_with(token), "the token is new: nothing may hold it before the run"
+    # Processes of this pytest process from earlier tests (multiprocessing's resource tracker)
+    # are not the run's.
+    earlier = set(_descendants(os.getpid(), _processes()))
     _subreaper(True)
     try:
         rusage_file = base / "rusage.json"
@@ -362,7 +366,7 @@ def graded(request, tmp_path_factory):
             class_dir, out_dir, rusage_file, timeout=len(kinds) * BUDGET + 300)
         deadline = time.monotonic() + SURVIVOR_WAIT
         while True:
-            survivors = _survivors(watcher.seen, token)
+            survivors = _survivors(watcher.seen, token, earlier)
             if not survivors or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
