@@ -7,17 +7,19 @@ import pytest
 
 from lab.course import LAB_ROOT
 from lab.sandbox.channel import end_all
-from lab.targets import PLAN_VARIABLE
+from lab.recorder import Recorder
+from lab.targets import PLAN_VARIABLE, Plan
 
 
 def main(plan_path, check_files):
-    os.environ[PLAN_VARIABLE] = plan_path
+    os.environ[PLAN_VARIABLE] = plan_path  # the checks' conftest.py reads the same plan
     # The lab's own configuration and rootdir, so that nothing in a learner's folder
     # (a conftest.py, a pytest.ini) takes part in the run.
     arguments = ["-c", str(LAB_ROOT / "checks" / "pytest.ini"), "--rootdir", str(LAB_ROOT)]
     # No capture: the recorder sends the learner's output to /dev/null instead of into memory.
-    arguments += ["-p", "no:cacheprovider", "-p", "lab.recorder", "-q", "--capture=no", *check_files]
-    return pytest.main(arguments)
+    arguments += ["-p", "no:cacheprovider", "-q", "--capture=no", *check_files]
+    recorder = Recorder(Plan.from_environment())
+    return pytest.main(arguments, plugins=[recorder])
 
 
 if __name__ == "__main__":

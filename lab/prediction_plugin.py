@@ -14,7 +14,7 @@ import pytest
 
 from lab.course import LAB_ROOT, PREDICTION_TEST_NAME, step_of_check
 from lab.messages import say
-from lab.recorder import emit
+from lab.recorder import recorder_of
 from lab.status import CheckStatus
 from lab.targets import Plan
 
@@ -62,7 +62,7 @@ def pytest_make_collect_report(collector):
     report = yield
     if report.failed and PREDICTION_TEST_NAME.search(collector.path.name):
         lines = [line for line in report.longreprtext.splitlines() if line.strip()]
-        _fail_every_target(collector.path, say("prediction_cannot_run", PLAN.lang, error="\n".join(lines[-6:])))
+        _fail_every_target(collector.config, collector.path, say("prediction_cannot_run", PLAN.lang, error="\n".join(lines[-6:])))
     return report
 
 
@@ -70,13 +70,13 @@ def pytest_make_collect_report(collector):
 def pytest_collection_modifyitems(config, items):
     unparametrised = [item for item in items if not hasattr(item, "callspec")]
     for item in unparametrised:
-        _fail_every_target(Path(str(item.path)), say("prediction_needs_lease", PLAN.lang, test=item.name))
+        _fail_every_target(config, Path(str(item.path)), say("prediction_needs_lease", PLAN.lang, test=item.name))
     if unparametrised:
         config.hook.pytest_deselected(items=unparametrised)
         items[:] = [item for item in items if item not in unparametrised]
 
 
-def _fail_every_target(path, message):
+def _fail_every_target(config, path, message):
     step = step_of_check([], path.name)
     if step is None:
         return
@@ -85,6 +85,7 @@ def _fail_every_target(path, message):
         for target in PLAN.targets
         if step in target.steps
     ]
-    emit(event="collected", items=settled)
+    recorder = recorder_of(config)
+    recorder.emit(event="collected", items=settled)
     for item in settled:
-        emit(event="result", **item, status=CheckStatus.ERROR, message=message, duration=0.0)
+        recorder.emit(event="result", **item, status=CheckStatus.ERROR, message=message, duration=0.0)
