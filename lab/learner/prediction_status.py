@@ -4,8 +4,7 @@ The predictions themselves belong to lab/predictions.py; this reads its cache an
 prediction, so that progress stays fast. A prediction not run yet says so and names the command.
 """
 
-import json
-
+from lab import cache
 from lab.learner.words import say
 from lab.mutants import load_mutants
 
@@ -32,11 +31,11 @@ def prediction_line(steps_dir, step, lang="en"):
 def _cached(predictions, step, text, lang):
     mutants = [m for m in load_mutants() if m.step == step.number]
     try:
-        cache = predictions._cache_file(predictions._key(text, mutants, DEFAULT_TIME_LIMIT, lang))
-        if not cache.is_file():
+        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, DEFAULT_TIME_LIMIT, lang))
+        if stored is None:
             return None
         found = predictions.Prediction(step.number, "", predictions.NO_PREDICTION)
-        predictions._settle(found, [predictions.Result(**r) for r in json.loads(cache.read_text(encoding="utf-8"))], mutants)
+        predictions._settle(found, [predictions.Result(**r) for r in stored], mutants)
         return found, mutants
     except (AttributeError, OSError, TypeError, ValueError):  # their cache changed shape: say less
         return None
