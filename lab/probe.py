@@ -11,7 +11,7 @@ import os
 from lab.course import LAB_ROOT
 from lab.implementation import SHOWN_FROM
 from lab.sandbox.channel import LearnerProcess
-from lab.sandbox.remote import LoadStopped, load
+from lab.sandbox.loading import LoadStopped, load
 
 
 def find_problems(implementation, settings):

@@ -17,7 +17,9 @@ from lab.course import LAB_ROOT
 from lab.outcomes import LearnerProcessLost
 from lab.sandbox import confinement
 from lab.sandbox.channel import LearnerProcess
-from lab.sandbox.remote import Opaque, RemoteModule, load
+from lab.sandbox.loading import load
+from lab.sandbox.remote import RemoteModule
+from lab.sandbox.values import Opaque
 from lab.implementation import Implementation, SourceFile
 
 CONFINED = confinement.available()

@@ -1,83 +1,23 @@
 """The learner's module as the checks see it: each function a call across the channel.
 
-Values come back as plain data (``decoded``), exceptions as exceptions of the same built-in or
-sqlite3 class (``rebuilt``), so the checks read them exactly as they would read a local call.
-The learner's files are loaded afresh for every check; a process that stays healthy serves the
-next check of its target, and any other is ended and replaced.
+Values and exceptions come back rebuilt (lab/sandbox/values.py). The learner's files are loaded
+afresh for every check (lab/sandbox/loading.py); a process that stays healthy serves the next
+check of its target, and any other is ended and replaced.
 """
 
-import builtins
-import sqlite3
 import threading
 from contextlib import contextmanager
-from functools import cache, partial
+from functools import partial
 
 from lab.course import load_course
-from lab.implementation import MAX_FILE, display_path
 from lab.messages import say
 from lab.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled
+from lab.sandbox.loading import GRACE, LoadStopped, load
 from lab.sandbox.meeting import Meeting
+from lab.sandbox.values import decoded, rebuilt
 
-GRACE = 5.0  # seconds past the time limit a wait of a thread other than the check's own may last
 _idle = {}  # target id -> a learner process ready for that target's next check
-
-
-class Opaque:
-    """A value the learner's code returned that is not plain data: shown, never equal to anything."""
-
-    def __init__(self, kind, text):
-        self.kind, self.text = kind, text
-
-    def __repr__(self):
-        return self.text
-
-
-def decoded(value):
-    if isinstance(value, list):
-        return [decoded(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    if "tuple" in value:
-        return tuple(decoded(item) for item in value["tuple"])
-    if "list" in value:
-        return [decoded(item) for item in value["list"]]
-    if "dict" in value:
-        return {_hashable(decoded(k)): decoded(v) for k, v in value["dict"]}
-    if "bytes" in value:
-        return bytes.fromhex(value["bytes"])
-    return Opaque(value.get("opaque"), value.get("repr", "?"))
-
-
-def _hashable(key):
-    return key if getattr(key, "__hash__", None) else repr(key)
-
-
-def rebuilt(raised):
-    """An exception of the class the learner's code raised, or of its nearest built-in or sqlite3
-    base class (a subclass of that class, named like the learner's)."""
-    mro = [tuple(pair) for pair in raised["mro"]]
-    base = next((found for found in map(_known, mro) if found), Exception)
-    if not issubclass(base, Exception):  # SystemExit, KeyboardInterrupt: failures of the check
-        base = Exception
-    cls = base if _known(mro[0]) is base else _named(mro[0][1], base)
-    try:
-        error = cls(raised["message"])
-    except TypeError:  # a class whose constructor wants more (UnicodeDecodeError)
-        error = _named(mro[0][1], Exception)(raised["message"])
-    error.lab_where = tuple(raised["where"]) if raised.get("where") else None
-    return error
-
-
-def _known(pair):
-    module, name = pair
-    found = getattr({"builtins": builtins, "sqlite3": sqlite3}.get(module), name, None)
-    return found if isinstance(found, type) and issubclass(found, BaseException) else None
-
-
-@cache
-def _named(name, base):
-    return type(name.rsplit(".", 1)[-1], (base,), {"__module__": "learner"})
 
 
 class RemoteModule:
@@ -212,66 +152,6 @@ def opened(target, implementation, step, settings):
             _idle[target.id] = process
         else:
             process.kill()
-
-
-def load(process, implementation, known, settings, one_by_one=False):
-    """Run the implementation's files into a fresh module of process.
-
-    Returns (the files that ran, the callable names, step -> problem). A file with a known
-    problem (it hangs or ends the process, found by the runner's probe) is not run again.
-    one_by_one: a request per file, so that the one that hangs or ends the process is named
-    (the probe); otherwise one request for all.
-    """
-    lang, problems, to_run = settings.lang, {}, []
-    for file in implementation.files:
-        shown = display_path(file.path)
-        problem = next((known[n] for n in file.steps if n in known), None)
-        if problem is None and file.text is None:
-            problem = say(file.refused or "missing", lang, file=shown, limit=MAX_FILE >> 20)
-        if problem:
-            problems.update(dict.fromkeys(file.steps, problem))
-        else:
-            to_run.append((file, {"filename": str(file.path), "shown": shown, "text": file.text}))
-    batches = [[item] for item in to_run] if one_by_one else [to_run]
-    callables = set()
-    for index, batch in enumerate(batches):
-        try:
-            reply = process.ask("load", settings.time_limit + (0 if one_by_one else GRACE), files=[r for _, r in batch], fresh=index == 0)
-        except (Stalled, ChannelLost) as stopped:
-            file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
-            raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit, lang)) from None
-        for (file, request), ran in zip(batch, reply["files"]):
-            problem, callables = _problem(ran["problem"], request["shown"], lang), set(ran["callables"])
-            for number in file.steps:
-                function = load_course()[number - 1].function
-                if problem:
-                    problems[number] = problem
-                elif function not in callables:
-                    problems[number] = say("defines_no", lang, file=request["shown"], function=function)
-    return [request for _, request in to_run], callables, problems
-
-
-class LoadStopped(Exception):
-    """Running one file hung or ended the learner process."""
-
-    def __init__(self, file, message):
-        super().__init__(message)
-        self.file = file
-
-
-def _stopped_message(stopped, shown, limit, lang):
-    if isinstance(stopped, Stalled):
-        return say("load_hung", lang, file=shown, limit=limit)
-    return say("load_died", lang, file=shown, code=stopped.code)
-
-
-def _problem(found, shown, lang):
-    if found is None:
-        return None
-    if found["kind"] == "syntax":
-        return say("syntax", lang, file=shown, line=found["line"], kind=found["type"], error=found["error"])
-    where = say("where", lang, line=found["line"]) if found["line"] else ""
-    return say("raised", lang, file=shown, where=where, kind=found["type"], error=found["error"])
 
 
 def _started(settings, loaded, slow, count):

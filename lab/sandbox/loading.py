@@ -1,0 +1,68 @@
+"""Running a learner's files in a learner process, and what went wrong per step while doing so."""
+
+from lab.course import load_course
+from lab.implementation import MAX_FILE, display_path
+from lab.messages import say
+from lab.sandbox.channel import ChannelLost, Stalled
+
+GRACE = 5.0  # seconds past the time limit a wait of a thread other than the check's own may last
+
+
+def load(process, implementation, known, settings, one_by_one=False):
+    """Run the implementation's files into a fresh module of process.
+
+    Returns (the files that ran, the callable names, step -> problem). A file with a known
+    problem (it hangs or ends the process, found by the runner's probe) is not run again.
+    one_by_one: a request per file, so that the one that hangs or ends the process is named
+    (the probe); otherwise one request for all.
+    """
+    lang, problems, to_run = settings.lang, {}, []
+    for file in implementation.files:
+        shown = display_path(file.path)
+        problem = next((known[n] for n in file.steps if n in known), None)
+        if problem is None and file.text is None:
+            problem = say(file.refused or "missing", lang, file=shown, limit=MAX_FILE >> 20)
+        if problem:
+            problems.update(dict.fromkeys(file.steps, problem))
+        else:
+            to_run.append((file, {"filename": str(file.path), "shown": shown, "text": file.text}))
+    batches = [[item] for item in to_run] if one_by_one else [to_run]
+    callables = set()
+    for index, batch in enumerate(batches):
+        try:
+            reply = process.ask("load", settings.time_limit + (0 if one_by_one else GRACE), files=[r for _, r in batch], fresh=index == 0)
+        except (Stalled, ChannelLost) as stopped:
+            file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
+            raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit, lang)) from None
+        for (file, request), ran in zip(batch, reply["files"]):
+            problem, callables = _problem(ran["problem"], request["shown"], lang), set(ran["callables"])
+            for number in file.steps:
+                function = load_course()[number - 1].function
+                if problem:
+                    problems[number] = problem
+                elif function not in callables:
+                    problems[number] = say("defines_no", lang, file=request["shown"], function=function)
+    return [request for _, request in to_run], callables, problems
+
+
+class LoadStopped(Exception):
+    """Running one file hung or ended the learner process."""
+
+    def __init__(self, file, message):
+        super().__init__(message)
+        self.file = file
+
+
+def _stopped_message(stopped, shown, limit, lang):
+    if isinstance(stopped, Stalled):
+        return say("load_hung", lang, file=shown, limit=limit)
+    return say("load_died", lang, file=shown, code=stopped.code)
+
+
+def _problem(found, shown, lang):
+    if found is None:
+        return None
+    if found["kind"] == "syntax":
+        return say("syntax", lang, file=shown, line=found["line"], kind=found["type"], error=found["error"])
+    where = say("where", lang, line=found["line"]) if found["line"] else ""
+    return say("raised", lang, file=shown, where=where, kind=found["type"], error=found["error"])
