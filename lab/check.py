@@ -32,7 +32,7 @@ class CheckRun:
     results: list  # runner.Result, one per check of the learner's code
     verdicts: list = field(default_factory=list)
     lab_problems: list = field(default_factory=list)
-    kill_matrix_cached: bool = False  # the mutants' results came from build/kill-matrix/
+    kill_matrix_cached: bool = False  # the mutants' results came from build/cache/
     predictions: list = field(default_factory=list)  # predictions.Prediction, one per step whose mutants ran
     strict: bool = False  # a prediction that does not catch its step's snippet fails the run
     show_all: bool = False  # the mutants' diffs and catching checks even before the learner predicted

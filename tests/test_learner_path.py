@@ -36,8 +36,8 @@ def clone(tmp_path):
     copy = tmp_path / "lab"
     ignore = shutil.ignore_patterns(".venv", "build", "reports", ".mutmut-stage", "__pycache__", ".lab", ".hypothesis")
     shutil.copytree(LAB_ROOT, copy, ignore=ignore)
-    if (LAB_ROOT / "build" / "kill-matrix").is_dir():
-        shutil.copytree(LAB_ROOT / "build" / "kill-matrix", copy / "build" / "kill-matrix")
+    if (LAB_ROOT / "build" / "cache").is_dir():
+        shutil.copytree(LAB_ROOT / "build" / "cache", copy / "build" / "cache")
     for step in COURSE:  # whatever this checkout's steps/ holds, the learner starts from the stubs
         (copy / "steps" / step.dir / "step.py").write_text(stub_text(step), encoding="utf-8")
     return copy
