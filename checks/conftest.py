@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine
 
-from lab.course import step_of_check
-from lab.targets import Plan, Target
+from lab.model.course import step_of_check
+from lab.model.targets import Plan, Target
 
 # The same examples on every run (derandomize), and no example database in the repository:
 # a learner must see the same report for the same code.

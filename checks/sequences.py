@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from model import COLUMNS, TableModel
 from support import LANG, describe, explain
 
-from lab.course import load_course
-from lab.outcomes import ClauseBroken, NotImplementedYet
+from lab.model.course import load_course
+from lab.model.outcomes import ClauseBroken, NotImplementedYet
 
 EXAMPLES = 30  # per step: about a quarter of a second on the reference
 # Step 1 has one function and a table of its own making: fewer examples reach all of it, and

@@ -8,9 +8,9 @@ from contextlib import closing, contextmanager
 
 from hypothesis import strategies as st
 
-from lab.messages import say
-from lab.outcomes import CallRaised, NotImplementedYet
-from lab.targets import Plan
+from lab.text.messages import say
+from lab.model.outcomes import CallRaised, NotImplementedYet
+from lab.model.targets import Plan
 
 LANG = Plan.from_environment().lang
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")

@@ -4,7 +4,7 @@ import pytest
 from sequences import model_check
 from support import call, explain, raised, row, seed
 
-from lab.outcomes import ClauseBroken
+from lab.model.outcomes import ClauseBroken
 
 OWNERS = ["w1", "w2", "w3", "w4"]
 

@@ -3,10 +3,10 @@
 import os
 import sys
 
-from lab.course import CourseFormatError, load_course
+from lab.model.course import CourseFormatError, load_course
 from lab.learner.commands import VERBS as LEARNER_VERBS
-from lab.messages import say
-from lab.status import ExitStatus
+from lab.text.messages import say
+from lab.model.status import ExitStatus
 
 
 def main(argv):

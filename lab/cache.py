@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 ROOT = LAB_ROOT / "build" / "cache"
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")

@@ -12,18 +12,19 @@ import os
 import sys
 from pathlib import Path
 
-from lab import check as checking
-from lab import classroom, exercism, junit, report, results_json
-from lab.course import LAB_ROOT, LANGUAGES, load_course
+from lab.grading import check as checking
+from lab.grading import classroom
+from lab.reporters import exercism, junit, terminal as report, results_json
+from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
-from lab.implementation import UsageError, assemble, read
+from lab.model.implementation import UsageError, assemble, read
 from lab.learner import commands as learner
 from lab.learner.verdicts import keys_before_check, record_check
-from lab.messages import say
-from lab.mutants import MutantError
-from lab.runner import LabBroken
+from lab.text.messages import say
+from lab.model.mutants import MutantError
+from lab.running.runner import LabBroken
 from lab.sandbox import confinement
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 MUTATION = {"mutation": "the mutation report of an implementation: mutmut's mutants and the pre-built ones, with a kill matrix"}
 

@@ -25,9 +25,9 @@ LAB_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(LAB_ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lab.course import load_course  # noqa: E402
-from lab.implementation import STEP_FILE  # noqa: E402
-from lab.pristine import stub_text, write_stubs  # noqa: E402
+from lab.model.course import load_course  # noqa: E402
+from lab.model.implementation import STEP_FILE  # noqa: E402
+from lab.model.pristine import stub_text, write_stubs  # noqa: E402
 from learner_folders import make_learner  # noqa: E402
 
 TOKEN_PREFIX = "LEASE-LAB-ATTACK-"
@@ -252,7 +252,7 @@ def _forge():
         if _os.path.isdir(place + "/lab") and place not in _sys.path:
             _sys.path.append(place)
     try:
-        import lab.recorder as recorder
+        import lab.running.recorder as recorder
 
         recorder.classify = _passed
     except BaseException:  # noqa: BLE001
@@ -790,7 +790,7 @@ KINDS = [
     Kind("attack-step-folders-linked", "every step folder is a symbolic link to the reference's", _step_folders_linked),
     Kind("attack-learner-folder-linked", "the learner's folder itself is a symbolic link to solutions/", _learner_folder_linked),
     # Forging results from inside.
-    Kind("attack-forges-results", "replaces lab.recorder.classify, patches CallInfo.from_call, registers a pytest hook, "
+    Kind("attack-forges-results", "replaces lab.running.recorder.classify, patches CallInfo.from_call, registers a pytest hook, "
          "appends fake results to every events file it finds", _on_stubs(FORGES_RESULTS), fast=True),
     Kind("attack-forges-watcher", "solutions/ with a sequential claim_many that tells claim's watcher the claims overlapped",
          _reference_with(8, lambda original: original.split("from concurrent", 1)[0] + FORGED_WATCHER_CLAIM_MANY),

@@ -2,9 +2,9 @@
 
 import pytest
 
-from lab.check import check, every_step
-from lab.course import LAB_ROOT
-from lab.pristine import write_stubs
+from lab.grading.check import check, every_step
+from lab.model.course import LAB_ROOT
+from lab.model.pristine import write_stubs
 
 
 @pytest.fixture(scope="session")

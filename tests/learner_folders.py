@@ -12,8 +12,8 @@ from pathlib import Path
 LAB_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(LAB_ROOT))
 
-from lab.course import load_course  # noqa: E402
-from lab.pristine import stub_text, write_stubs  # noqa: E402
+from lab.model.course import load_course  # noqa: E402
+from lab.model.pristine import stub_text, write_stubs  # noqa: E402
 
 REDEFINE = {
     "claim": "def claim(path, job_id, owner, now, ttl):\n",
@@ -83,7 +83,7 @@ TAMPERING = {
     "checks/test_01_init_db.py": "def test_everything_passes():\n    assert True\n",
     "checks/pytest.ini": "[pytest]\naddopts = -k nothing_matches\n",
     "conftest.py": "import pytest\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n",
-    "pytest.ini": "[pytest]\naddopts = -p no:lab.recorder -k nothing_matches\n",
+    "pytest.ini": "[pytest]\naddopts = -p no:lab.running.recorder -k nothing_matches\n",
     "steps/conftest.py": "raise SystemExit('a conftest in steps/ ran')\n",
     "steps/pytest.ini": "[pytest]\naddopts = -x\n",
     "steps/sqlite3.py": "raise SystemExit('the learner shadowed sqlite3')\n",

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from lab.course import LAB_ROOT, load_course
-from lab.status import ExitStatus
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.status import ExitStatus
 from learner_folders import BROKEN, fingerprint, make_learner
 
 # The locked database needs more than the checks' own 1 s sqlite timeout to show as locked;

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
 

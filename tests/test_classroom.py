@@ -8,12 +8,12 @@ import sys
 import pytest
 from learner_folders import fingerprint, make_learner
 
-from lab import kill_matrix
-import lab.classroom as classroom
-from lab.course import LAB_ROOT
-from lab.runner import run
-from lab.status import ExitStatus
-from lab.targets import Target
+from lab.grading import kill_matrix
+import lab.grading.classroom as classroom
+from lab.model.course import LAB_ROOT
+from lab.running.runner import run
+from lab.model.status import ExitStatus
+from lab.model.targets import Target
 
 CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
     "ada": ("complete", True),

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from lab.cli import parse_steps
-from lab.course import LAB_ROOT
-from lab.implementation import UsageError
-from lab.status import ExitStatus
+from lab.model.course import LAB_ROOT
+from lab.model.implementation import UsageError
+from lab.model.status import ExitStatus
 
 
 def lab(*arguments, cwd=LAB_ROOT):

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from lab.course import LAB_ROOT, LANGUAGES, load_course, step_of_clause
-from lab.implementation import STEP_FILE
-from lab.mutants import apply, load_mutants
-from lab.pristine import stub_text
+from lab.model.course import LAB_ROOT, LANGUAGES, load_course, step_of_clause
+from lab.model.implementation import STEP_FILE
+from lab.model.mutants import apply, load_mutants
+from lab.model.pristine import stub_text
 
 COURSE = load_course()
 MUTANTS = load_mutants()

@@ -1,4 +1,4 @@
-"""Exit statuses (lab/status.py ExitStatus): 0 all learner checks pass, 1 some fail, 2 usage error,
+"""Exit statuses (lab/model/status.py ExitStatus): 0 all learner checks pass, 1 some fail, 2 usage error,
 3 the lab itself is broken."""
 
 import subprocess
@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 import lab.__main__ as lab_main
-import lab.check as checking
+import lab.grading.check as checking
 from lab.cli import main
-from lab.course import LAB_ROOT, CourseFormatError, load_course
-from lab.mutants import load_mutants
-from lab.runner import LabBroken, Result
-from lab.status import ExitStatus
+from lab.model.course import LAB_ROOT, CourseFormatError, load_course
+from lab.model.mutants import load_mutants
+from lab.running.runner import LabBroken, Result
+from lab.model.status import ExitStatus
 
 
 def run_lab(*arguments):

@@ -14,7 +14,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.field import bench, commands, invariants, stress
 from lab.field.artifact import materialize
 from lab.field.demo import play

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 
 import attack_submissions as attacks
-from lab.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, load_course
 from lab.sandbox import confinement, remote
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 TIME_LIMIT = 3.0
 BUDGET = 40.0
@@ -136,7 +136,7 @@ class Watcher(threading.Thread):
                 cmd = _cmdline(pid)  # read again each time: a fork of the grader may exec into learner code
                 self.seen[pid] = (table[pid][2], cmd)
                 hwm = _hwm(pid)
-                if pid == self.root or "lab.child" in cmd:
+                if pid == self.root or "lab.running.child" in cmd:
                     self.peak_grader = max(self.peak_grader, hwm)
                 elif hwm > self.peak_other:
                     self.peak_other, self.peak_other_cmd = hwm, cmd[:200]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from lab.check import every_step
-from lab.runner import run
-from lab.targets import Target
+from lab.grading.check import every_step
+from lab.running.runner import run
+from lab.model.targets import Target
 
 FIXTURES = Path(__file__).parent / "fixtures" / "independent"
 CORRECT = sorted((FIXTURES / "correct").glob("*.py"))

@@ -6,13 +6,15 @@ from dataclasses import replace
 
 import pytest
 
-from lab import cache, kill_matrix
-from lab.mutants import load_mutants
-from lab.mutation import matrix
-from lab.runner import Result
+from lab import cache
 
-from lab.course import LANGUAGES, all_clauses, load_course
-from lab.status import ExitStatus
+from lab.grading import kill_matrix
+from lab.model.mutants import load_mutants
+from lab.mutation import matrix
+from lab.running.runner import Result
+
+from lab.model.course import LANGUAGES, all_clauses, load_course
+from lab.model.status import ExitStatus
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):
@@ -90,9 +92,9 @@ def test_the_mutation_report_reuses_the_pre_built_mutants_of_make_check(fake_mat
 
 def test_the_checker_digest_covers_what_runs_the_checks_and_nothing_else():
     names = {str(p.relative_to(kill_matrix.LAB_ROOT)) for p in kill_matrix.checker_files()}
-    assert {"course.toml", "checks/conftest.py", "checks/pytest.ini", "lab/runner.py", "lab/child.py", "lab/recorder.py", "lab/sandbox/server.py"} <= names
-    assert not {"lab/report.py", "lab/cli.py", "lab/classroom.py", "lab/kill_matrix.py", "lab/cache.py", "lab/prediction_plugin.py"} & names
-    assert kill_matrix.LAB_ROOT / "lab" / "prediction_plugin.py" in kill_matrix.checker_files("lab.predictions")
+    assert {"course.toml", "checks/conftest.py", "checks/pytest.ini", "lab/running/runner.py", "lab/running/child.py", "lab/running/recorder.py", "lab/sandbox/server.py"} <= names
+    assert not {"lab/reporters/terminal.py", "lab/cli.py", "lab/grading/classroom.py", "lab/grading/kill_matrix.py", "lab/cache.py", "lab/running/prediction_plugin.py"} & names
+    assert kill_matrix.LAB_ROOT / "lab" / "running" / "prediction_plugin.py" in kill_matrix.checker_files("lab.grading.predictions")
 
 
 def test_killed_by_names_each_failing_check_once_in_the_order_they_ran():

@@ -11,11 +11,11 @@ import time
 import pytest
 from learner_folders import fingerprint
 
-from lab.course import LAB_ROOT, load_course
-from lab.implementation import STEP_FILE
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import STEP_FILE
 from lab.learner import commands, completion, verdicts, watch
 from lab.learner.words import say
-from lab.pristine import stub_text, write_stubs
+from lab.model.pristine import stub_text, write_stubs
 
 COURSE = load_course()
 STEP4 = COURSE[3]
@@ -184,7 +184,7 @@ def test_python_m_lab_hint_prints_in_japanese(tmp_path):
 
 
 def test_a_check_step_records_verdicts_under_the_code_it_checked_never_under_a_later_edit(checkout):
-    from lab.check import check
+    from lab.grading.check import check
 
     steps = checkout / "steps"
     known = verdicts.keys_before_check(steps, checkout)

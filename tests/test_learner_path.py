@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from lab.course import LAB_ROOT, load_course
-from lab.pristine import stub_text
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.pristine import stub_text
 
 COURSE = load_course()
 CATCHES = """

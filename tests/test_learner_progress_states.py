@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from lab.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, load_course
 
 STUB_TESTS = ["tests/test_course.py", "tests/test_cli.py", "tests/test_exit_statuses.py", "tests/test_kill_matrix.py"]
 

@@ -9,15 +9,19 @@ import string
 import pytest
 from rich.console import Console
 
-from lab import cache, kill_matrix, report
-from lab.check import check
-from lab.course import LAB_ROOT, load_course
+from lab import cache
+
+from lab.grading import kill_matrix
+
+from lab.reporters import terminal as report
+from lab.grading.check import check
+from lab.model.course import LAB_ROOT, load_course
 from lab.learner import words as learner_words
 from lab.learner.diff import marked
-from lab.mutants import load_mutants
-from lab.runner import Result
+from lab.model.mutants import load_mutants
+from lab.running.runner import Result
 
-# The checker's own catalogue (lab/texts/) has its test in tests/test_message_catalogue.py.
+# The checker's own catalogue (lab/text/) has its test in tests/test_message_catalogue.py.
 CATALOGUES = {
     "lab/learner/words.py WORDS": learner_words.WORDS,
 }
@@ -124,7 +128,7 @@ def _result(step, status="passed", check="test_x"):
 
 
 def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
-    from lab.check import CheckRun
+    from lab.grading.check import CheckRun
 
     results = [_result(s, check=f"test_{s}_{i}") for s in range(1, 9) for i in range(12)]
     outcome = CheckRun(tuple(range(1, 9)), "solutions", results)

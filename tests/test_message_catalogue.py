@@ -1,4 +1,4 @@
-"""The checker's one message catalogue (lab/texts/*.toml, read by lab/messages.py): both languages
+"""The checker's one message catalogue (lab/text/*.toml, read by lab/text/messages.py): both languages
 hold the same keys with the same placeholders, every Japanese text is a translation, every key is
 said somewhere, and no other module of the checker keeps sentences of its own."""
 
@@ -7,8 +7,8 @@ import string
 
 import pytest
 
-from lab.course import LAB_ROOT, LANGUAGES
-from lab.messages import CATALOGUE, say
+from lab.model.course import LAB_ROOT, LANGUAGES
+from lab.text.messages import CATALOGUE, say
 
 
 def _placeholders(text):
@@ -40,7 +40,7 @@ def sources():
     return _sources()
 
 
-# Keys said through a value rather than spelled out: a file's refusal (lab/implementation.py),
+# Keys said through a value rather than spelled out: a file's refusal (lab/model/implementation.py),
 # a lost channel (lab/sandbox/remote.py: "channel_" + reason), a class cell (the check's status).
 SAID_THROUGH_A_VALUE = re.compile(r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error))$")
 

@@ -4,16 +4,16 @@ checks again only the steps whose reachable code changed, and a step that starts
 import shutil
 
 from lab import cache
-from lab.implementation import assemble, read
-from lab.mutants import SOLUTIONS_DIR
+from lab.model.implementation import assemble, read
+from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import passing
-from lab.runner import Result
+from lab.running.runner import Result
 
 RELEASE = "07-release/step.py"
 
 
 def fake_run(calls, failing=()):
-    """A stand-in for lab.runner.run: one result per step asked for, failed for `failing`."""
+    """A stand-in for lab.running.runner.run: one result per step asked for, failed for `failing`."""
     def run(targets):
         (target,) = targets
         calls.append(target.steps)

@@ -14,11 +14,11 @@ from dataclasses import asdict
 
 import pytest
 
-from lab.course import LAB_ROOT, load_course
-from lab.implementation import assemble, read
-from lab.mutants import SOLUTIONS_DIR
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import assemble, read
+from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import reach
-from lab.targets import PLAN_VARIABLE, Target
+from lab.model.targets import PLAN_VARIABLE, Target
 
 STEPS = [step.number for step in load_course()]
 
@@ -26,8 +26,8 @@ STEPS = [step.number for step in load_course()]
 # that calls from the checks and between the functions (claim_many -> claim) are both seen.
 RECORDER = '''
 import atexit, functools, json, os
-from lab.course import load_course
-from lab.targets import Target
+from lab.model.course import load_course
+from lab.model.targets import Target
 
 CALLED = set()
 FUNCTIONS = [step.function for step in load_course()]

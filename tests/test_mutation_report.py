@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import jsonschema
 import pytest
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.mutation.stryker import SCHEMA_PATH
 
 BASELINE = tomllib.loads((LAB_ROOT / "mutation" / "baseline.toml").read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 HELPERS = LAB_ROOT / "tests" / "fixtures" / "independent" / "correct" / "shared_helpers.py"
 # Equivalent in this code: C8.3 lets a pool have any size of two or more, the default included.

@@ -12,12 +12,14 @@ import jsonschema
 import pytest
 from rich.console import Console
 
-import lab.classroom as classroom
-from lab import cache, kill_matrix, predictions, report, results_json
-from lab.check import check
-from lab.course import LAB_ROOT, load_course
-from lab.pristine import prediction_text, write_stubs
-from lab.status import ExitStatus
+import lab.grading.classroom as classroom
+from lab import cache
+from lab.grading import kill_matrix, predictions
+from lab.reporters import terminal as report, results_json
+from lab.grading.check import check
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.pristine import prediction_text, write_stubs
+from lab.model.status import ExitStatus
 
 STEP_4 = load_course()[3]
 SNIPPET = "m4-expired-counts-as-live"  # the broken change to review of step 4
@@ -79,7 +81,7 @@ def test_a_prediction_that_rejects_correct_code_says_why(three_predictions):
 
 def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, monkeypatch):
     template = (LAB_ROOT / "steps" / STEP_4.dir / predictions.PREDICTION_FILE).read_text(encoding="utf-8")
-    assert prediction_text(STEP_4) == template  # the shipped text, from git (lab/pristine.py)
+    assert prediction_text(STEP_4) == template  # the shipped text, from git (lab/model/pristine.py)
     for text in (template, template.replace("    raise", "    pass\n    raise"), template + "\n# notes\n", "", None):
         assert not predictions.holds_a_prediction(text)
     assert predictions.holds_a_prediction(CATCHES) and predictions.holds_a_prediction("def test_my_prediction(:\n")

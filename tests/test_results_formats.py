@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from lab.cli import build_parser
-from lab.course import LAB_ROOT
-from lab.status import ExitStatus
+from lab.model.course import LAB_ROOT
+from lab.model.status import ExitStatus
 from learner_folders import make_learner
 
 SCHEMA = LAB_ROOT / "lab" / "schemas" / "results.schema.json"

@@ -7,9 +7,9 @@ import shutil
 import subprocess
 import sys
 
-from lab.course import LAB_ROOT, load_course
-from lab.implementation import MAX_FILE, read
-from lab.mutants import SOLUTIONS_DIR
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import MAX_FILE, read
+from lab.model.mutants import SOLUTIONS_DIR
 
 FIRST = load_course()[0].dir
 

@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-from lab.course import LAB_ROOT
-from lab.status import ExitStatus
+from lab.model.course import LAB_ROOT
+from lab.model.status import ExitStatus
 from learner_folders import TAMPERING, fingerprint, make_learner
 
 

@@ -10,10 +10,10 @@ import os
 import sys
 from pathlib import Path
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.field.messages import say
-from lab.implementation import assemble, read
-from lab.status import ExitStatus
+from lab.model.implementation import assemble, read
+from lab.model.status import ExitStatus
 
 BUILD = LAB_ROOT / "build" / "field"
 
@@ -64,8 +64,8 @@ def refused(impl_path, label, lang="en"):
 
     demo and bench show what the artifact is for, so they only run code the checks accept.
     """
-    from lab import report
-    from lab.check import check, every_step
+    from lab.reporters import terminal as report
+    from lab.grading.check import check, every_step
 
     outcome = check(impl_path, steps=every_step(), mutant_steps=(), lang=lang, impl_label=label)
     if outcome.exit_status == ExitStatus.ALL_PASS:

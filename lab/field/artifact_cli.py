@@ -14,8 +14,8 @@ from pathlib import Path
 
 from lab.field.artifact import ArtifactBroken, import_file, materialize
 from lab.field.messages import say
-from lab.implementation import UsageError
-from lab.status import ExitStatus
+from lab.model.implementation import UsageError
+from lab.model.status import ExitStatus
 
 CALLS = {  # verb -> (function, its arguments after the path, in the contract's order)
     "init": ("init_db", ()),

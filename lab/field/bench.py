@@ -18,11 +18,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.field import bench_worker
 from lab.field.artifact import import_file, materialize, refused
 from lab.field.messages import say
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 SETTINGS = (("contract", "delete", None, False), ("wal", "wal", "NORMAL", False), ("kept", "delete", None, True))
 SLICES = 2  # artifact, floor, artifact, floor: each measurement in turns

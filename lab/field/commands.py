@@ -9,12 +9,12 @@ import argparse
 import os
 import sys
 
-from lab.course import LANGUAGES
+from lab.model.course import LANGUAGES
 from lab.field import artifact_cli
 from lab.field.artifact import ArtifactBroken, resolve
 from lab.field.messages import say
-from lab.implementation import UsageError
-from lab.status import ExitStatus
+from lab.model.implementation import UsageError
+from lab.model.status import ExitStatus
 
 VERBS = {
     "demo": "play the worker A/B story with two processes over IMPL's artifact",

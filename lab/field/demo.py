@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lab.field.artifact import import_file, materialize, refused
 from lab.field.messages import say
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 JOB, TTL = "job-1", 5.0
 

@@ -17,7 +17,7 @@ from lab.field.artifact import import_file, materialize
 from lab.field.fleet import Fleet
 from lab.field.messages import say
 from lab.field.stress_worker import Plan
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 SHOWN_PER_KIND = 3
 

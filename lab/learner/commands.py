@@ -8,10 +8,10 @@ import argparse
 import os
 import sys
 
-from lab.course import LAB_ROOT, LANGUAGES, load_course
-from lab.implementation import UsageError
+from lab.model.course import LAB_ROOT, LANGUAGES, load_course
+from lab.model.implementation import UsageError
 from lab.learner.words import say
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 VERBS = {
     "hint": "the next question of step N that you have not seen yet (--all: every question)",

@@ -1,20 +1,20 @@
 """What `make progress` says about a step's prediction, from the prediction's cached run only.
 
-The predictions themselves belong to lab/predictions.py; this reads its cache and never runs a
+The predictions themselves belong to lab/grading/predictions.py; this reads its cache and never runs a
 prediction, so that progress stays fast. A prediction not run yet says so and names the command.
 """
 
 from lab import cache
 from lab.learner.words import say
-from lab.mutants import load_mutants
+from lab.model.mutants import load_mutants
 
-DEFAULT_TIME_LIMIT = 10.0  # the Makefile's TIME_LIMIT: the key lab/predictions.py caches under
+DEFAULT_TIME_LIMIT = 10.0  # the Makefile's TIME_LIMIT: the key lab/grading/predictions.py caches under
 
 
 def prediction_line(steps_dir, step, lang="en"):
     """One phrase, or None where the step folder has no prediction file."""
     try:
-        from lab import predictions
+        from lab.grading import predictions
     except ImportError:  # a lab without predictions
         return None
     path, text = predictions.read_prediction(steps_dir, step)

@@ -5,15 +5,15 @@ verdict from lab/learner/verdicts.py; only a verdict missing for the code now in
 checked here (the steps' checks, no mutants), then cached, so a second call answers at once.
 """
 
-from lab.course import LAB_ROOT, load_course
-from lab.implementation import STEP_FILE
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import STEP_FILE
 from lab.learner import verdicts
 from lab.learner.completion import completion_lines
 from lab.learner.prediction_status import prediction_line
 from lab.learner.words import say
-from lab.pristine import is_stub
-from lab.runner import run
-from lab.targets import Target
+from lab.model.pristine import is_stub
+from lab.running.runner import run
+from lab.model.targets import Target
 
 
 def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=10.0):

@@ -2,7 +2,7 @@
 
 Reset saves the step's files (step.py, and prediction.py when there is one) to a new timestamped
 folder under `.lab/backups/<step folder>/`, then writes the stub as shipped, taken from git
-(lab/pristine.py), never from the working file. The prediction is saved but kept in place: it
+(lab/model/pristine.py), never from the working file. The prediction is saved but kept in place: it
 is written before the code, and starting the code again does not undo it. Restore saves the
 current files the same way, then copies the newest other backup back. Nothing is ever deleted.
 """
@@ -10,12 +10,12 @@ current files the same way, then copies the newest other backup back. Nothing is
 import shutil
 from datetime import datetime, timezone
 
-from lab.course import LAB_ROOT
-from lab.implementation import STEP_FILE
+from lab.model.course import LAB_ROOT
+from lab.model.implementation import STEP_FILE
 from lab.learner.store import shown, state_dir
 from lab.learner.words import say
-from lab.pristine import NoPristineStub, stub_text
-from lab.status import ExitStatus
+from lab.model.pristine import NoPristineStub, stub_text
+from lab.model.status import ExitStatus
 
 SAVED_FILES = (STEP_FILE, "prediction.py")
 

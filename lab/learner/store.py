@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 STATE_DIR = ".lab"
 

@@ -13,10 +13,10 @@ import subprocess
 import sys
 import tempfile
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.learner.store import shown
 from lab.learner.words import say
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 CLEAR = "\033[2J\033[H"
 WATCHED = (".py", ".md")

@@ -6,10 +6,10 @@ import difflib
 import time
 from pathlib import Path
 
-from lab.course import load_course
-from lab.implementation import assemble, display_path, read
-from lab.kill_matrix import killed_by
-from lab.mutants import SOLUTIONS_DIR, load_mutants
+from lab.model.course import load_course
+from lab.model.implementation import assemble, display_path, read
+from lab.grading.kill_matrix import killed_by
+from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.mutation import equivalents, matrix, passing, reach, stage, variants
 from lab.mutation.model import DETECTED, Mutant, Report, change_location, text_location
 

@@ -1,6 +1,6 @@
 """``python -m lab mutation [--impl PATH] [--out DIR]``: the mutation report of an implementation.
 
-Exit status (lab/status.py): ALL_PASS when every non-equivalent mutmut mutant is killed,
+Exit status (lab/model/status.py): ALL_PASS when every non-equivalent mutmut mutant is killed,
 SOME_FAIL when some survive, USAGE when the report could not be made (a usage error, code whose
 step 1 does not pass, a ledger that is not valid TOML, or mutmut could not run).
 """
@@ -11,14 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-from lab.course import LAB_ROOT
-from lab.implementation import UsageError
-from lab.messages import say
+from lab.model.course import LAB_ROOT
+from lab.model.implementation import UsageError
+from lab.text.messages import say
 from lab.mutation import html, stryker, text
 from lab.mutation.build import build
 from lab.mutation.equivalents import LEARNER_LEDGER, LedgerError
 from lab.mutation.stage import STAGE_DIR, MutmutFailed
-from lab.status import ExitStatus
+from lab.model.status import ExitStatus
 
 OUT_DIR = LAB_ROOT / "reports" / "mutation"
 

@@ -5,7 +5,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 LEDGER = LAB_ROOT / "mutation" / "equivalents.toml"
 # A learner's own reviewed equivalents for their code, in the same format; read beside the lab's.

@@ -3,8 +3,8 @@ every mutant inline under the line it changes, the checks that kill it, and the 
 
 from html import escape
 
-from lab.course import load_course
-from lab.messages import say
+from lab.model.course import load_course
+from lab.text.messages import say
 from lab.mutation.model import percent
 
 STYLE = """

@@ -1,4 +1,4 @@
-"""The mutation report's mutants through the kill matrix (lab.kill_matrix), to learn which checks kill them.
+"""The mutation report's mutants through the kill matrix (lab.grading.kill_matrix), to learn which checks kill them.
 
 mutmut records only whether a mutant was killed. Here each mutmut mutant becomes a whole module
 file in the stage, which the checks import as a module target; the pre-built mutants are
@@ -10,9 +10,9 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from lab.kill_matrix import Job, cached, prebuilt, results
-from lab.mutants import load_mutants
-from lab.targets import Target
+from lab.grading.kill_matrix import Job, cached, prebuilt, results
+from lab.model.mutants import load_mutants
+from lab.model.targets import Target
 
 MATRIX_DIR = "matrix"
 

@@ -4,7 +4,7 @@ function, diff, the checks that kill it and, for an equivalent one, the ledger's
 import difflib
 from dataclasses import dataclass, field
 
-from lab.course import load_course
+from lab.model.course import load_course
 
 DETECTED = ("killed", "timeout")  # mutmut's words for a mutant the checks caught
 

@@ -2,17 +2,17 @@
 
 Running every check of every step costs seconds, and a re-run after an edit to one function
 would pay it again for steps whose code did not change. So each step's verdict is kept in the
-lab's cache store, keyed like the kill matrix's: the checker (lab.kill_matrix.checker_digest)
+lab's cache store, keyed like the kill matrix's: the checker (lab.grading.kill_matrix.checker_digest)
 and the part of the module that the step's checks can reach (lab.mutation.reach). Only the steps
 whose key changed run again.
 """
 
 from lab import cache
-from lab.course import load_course
-from lab.kill_matrix import checker_digest
+from lab.model.course import load_course
+from lab.grading.kill_matrix import checker_digest
 from lab.mutation.reach import relevant_text
-from lab.runner import run
-from lab.targets import Target
+from lab.running.runner import run
+from lab.model.targets import Target
 
 NAMESPACE = "passing-steps"
 

@@ -15,7 +15,7 @@ import ast
 import functools
 import re
 
-from lab.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, load_course
 
 CHECKS_DIR = LAB_ROOT / "checks"
 CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7

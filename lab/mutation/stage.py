@@ -14,8 +14,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from lab import cache
-from lab.course import LAB_ROOT
-from lab.targets import PLAN_VARIABLE, Target
+from lab.model.course import LAB_ROOT
+from lab.model.targets import PLAN_VARIABLE, Target
 
 STAGE_DIR = LAB_ROOT / ".mutmut-stage"
 MODULE = "lease"  # the staged module's import name: mutmut's trampoline needs exactly this one

@@ -2,7 +2,7 @@
 
 import json
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 SCHEMA_PATH = LAB_ROOT / "lab" / "schemas" / "mutation-testing-report-schema.json"
 SCHEMA_VERSION = "1.0"

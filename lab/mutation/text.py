@@ -4,8 +4,8 @@ Everything is sorted and nothing depends on the clock, so that two runs on the s
 the same report.
 """
 
-from lab.course import load_course
-from lab.messages import say
+from lab.model.course import load_course
+from lab.text.messages import say
 from lab.mutation.model import percent
 
 

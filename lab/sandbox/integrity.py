@@ -12,7 +12,7 @@ import os
 import sysconfig
 from pathlib import Path
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 
 HASHED = ("checks", "lab", "solutions", "mutants", "mutation", "course.toml", "Makefile", "pyproject.toml")
 CACHES = ("build/cache",)  # lab/cache.py: the kill matrix, the predictions, the passing steps

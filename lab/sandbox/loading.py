@@ -1,8 +1,8 @@
 """Running a learner's files in a learner process, and what went wrong per step while doing so."""
 
-from lab.course import load_course
-from lab.implementation import MAX_FILE, display_path
-from lab.messages import say
+from lab.model.course import load_course
+from lab.model.implementation import MAX_FILE, display_path
+from lab.text.messages import say
 from lab.sandbox.channel import ChannelLost, Stalled
 
 GRACE = 5.0  # seconds past the time limit a wait of a thread other than the check's own may last

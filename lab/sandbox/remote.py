@@ -9,9 +9,9 @@ import threading
 from contextlib import contextmanager
 from functools import partial
 
-from lab.course import load_course
-from lab.messages import say
-from lab.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
+from lab.model.course import load_course
+from lab.text.messages import say
+from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled
 from lab.sandbox.loading import GRACE, LoadStopped, load
 from lab.sandbox.meeting import Meeting

@@ -12,11 +12,11 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
-from lab.course import load_course
-from lab.implementation import LoadedImplementation, load, read
-from lab.messages import say
-from lab.mutants import SOLUTIONS_DIR, apply, load_mutants
-from lab.outcomes import LoadFailure
+from lab.model.course import load_course
+from lab.model.implementation import LoadedImplementation, load, read
+from lab.text.messages import say
+from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
+from lab.model.outcomes import LoadFailure
 from lab.sandbox import remote
 from lab.sandbox.local import LocalModule
 

@@ -1,6 +1,6 @@
 """The catalogue of every sentence the checker and its reports say to a learner.
 
-One TOML file per language in lab/texts/ (en.toml, ja.toml), with the same keys and the same
+One TOML file per language in lab/text/ (en.toml, ja.toml), with the same keys and the same
 placeholders (tests/test_message_catalogue.py). Loading, the recorder and the runner word a
 broken file, an endless loop or a dead process through here, and the report, the class table
 and the command lines word everything else, so that the learner reads every message in the
@@ -10,7 +10,7 @@ language of the report. A key inside a [table] is named table.key: say("report.s
 import tomllib
 from pathlib import Path
 
-TEXTS = Path(__file__).resolve().parent / "texts"
+TEXTS = Path(__file__).resolve().parent
 
 
 def _flat(table, prefix=""):

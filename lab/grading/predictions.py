@@ -2,8 +2,8 @@
 step's mutants, never against the learner's own code and never among the lab's own checks.
 
 A prediction is ``def test_my_prediction(lease, db):`` in ``NN-name/prediction.py`` of the
-learner's steps folder. It runs in child processes through lab/runner.py, exactly as the checks
-do, with its own pytest plugin (lab/prediction_plugin.py) that gives it the checks' fixtures. It
+learner's steps folder. It runs in child processes through lab/running/runner.py, exactly as the checks
+do, with its own pytest plugin (lab/running/prediction_plugin.py) that gives it the checks' fixtures. It
 catches a mutant when it passes on the reference and fails on the mutant; failing on the
 reference is "rejects correct code". Its verdicts depend only on its text and the lab's files, so
 they are kept in the lab's cache store (lab.cache), keyed on both.
@@ -15,18 +15,20 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lab import cache, kill_matrix
-from lab.course import PREDICTION_TEST, load_course
-from lab.implementation import assemble, display_path, read
-from lab.messages import say
-from lab.mutants import SOLUTIONS_DIR, load_mutants
-from lab.runner import LabBroken, Result, run
-from lab.targets import Target
+from lab import cache
+
+from lab.grading import kill_matrix
+from lab.model.course import PREDICTION_TEST, load_course
+from lab.model.implementation import assemble, display_path, read
+from lab.text.messages import say
+from lab.model.mutants import SOLUTIONS_DIR, load_mutants
+from lab.running.runner import LabBroken, Result, run
+from lab.model.targets import Target
 
 PREDICTION_FILE = "prediction.py"
 TEST_NAME = "test_my_prediction"
 REFERENCE = "solutions"
-PLUGIN = "lab.prediction_plugin"
+PLUGIN = "lab.running.prediction_plugin"
 NAMESPACE = "predictions"  # in the cache store
 # No prediction yet, written, or refused by the correct code.
 NO_PREDICTION, WRITTEN, REJECTS = "no_prediction", "written", "rejects_correct_code"

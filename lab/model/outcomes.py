@@ -1,6 +1,6 @@
 """The exceptions through which a check reports what the code under test did."""
 
-from lab.messages import say
+from lab.text.messages import say
 
 
 class CallRaised(Exception):

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lab.messages import say
+from lab.text.messages import say
 
-LAB_ROOT = Path(__file__).resolve().parent.parent
+LAB_ROOT = Path(__file__).resolve().parent.parent.parent
 LANGUAGES = ("en", "ja")
 FORMAT_VERSION = 1  # the course.toml format this lab reads
 

@@ -4,8 +4,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab.course import LAB_ROOT
-from lab.implementation import read
+from lab.model.course import LAB_ROOT
+from lab.model.implementation import read
 
 MUTANTS_DIR = LAB_ROOT / "mutants"
 SOLUTIONS_DIR = LAB_ROOT / "solutions"

@@ -1,7 +1,7 @@
 """How one finished check reads: its status and its message, in the learner's language.
 
-The recorder (lab/recorder.py) asks this module once per check; the exceptions are the ones
-through which the checks report what the code under test did (lab/outcomes.py).
+The recorder (lab/running/recorder.py) asks this module once per check; the exceptions are the ones
+through which the checks report what the code under test did (lab/model/outcomes.py).
 """
 
 import os
@@ -10,10 +10,10 @@ import sysconfig
 import traceback
 from pathlib import Path
 
-from lab.course import LAB_ROOT
-from lab.messages import say
-from lab.outcomes import CallRaised, CheckTimeout, ClauseBroken, LearnerProcessLost, LoadFailure, NotImplementedYet
-from lab.status import CheckStatus
+from lab.model.course import LAB_ROOT
+from lab.text.messages import say
+from lab.model.outcomes import CallRaised, CheckTimeout, ClauseBroken, LearnerProcessLost, LoadFailure, NotImplementedYet
+from lab.model.status import CheckStatus
 
 
 class StepTimedOut(Exception):

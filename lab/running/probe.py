@@ -8,8 +8,8 @@ reports them once per check without running them again.
 
 import os
 
-from lab.course import LAB_ROOT
-from lab.implementation import SHOWN_FROM
+from lab.model.course import LAB_ROOT
+from lab.model.implementation import SHOWN_FROM
 from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import LoadStopped, load
 

@@ -15,16 +15,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab import predictions, results_json
-from lab.check import CheckRun, mutant_verdicts
-from lab.course import load_course
-from lab.implementation import STEP_FILE, read
-from lab.messages import say, words_of
-from lab.mutants import load_mutants
-from lab.runner import run
+from lab.grading import predictions
+
+from lab.reporters import results_json
+from lab.grading.check import CheckRun, mutant_verdicts
+from lab.model.course import load_course
+from lab.model.implementation import STEP_FILE, read
+from lab.text.messages import say, words_of
+from lab.model.mutants import load_mutants
+from lab.running.runner import run
 from lab.sandbox import integrity
-from lab.status import CheckStatus, ExitStatus
-from lab.targets import Target
+from lab.model.status import CheckStatus, ExitStatus
+from lab.model.targets import Target
 
 @dataclass
 class Submission:

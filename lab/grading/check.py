@@ -4,14 +4,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab import kill_matrix, predictions
-from lab.course import load_course
-from lab.implementation import read
-from lab.messages import say
-from lab.mutants import SOLUTIONS_DIR, load_mutants
-from lab.runner import run
-from lab.status import CheckStatus, ExitStatus
-from lab.targets import Target
+from lab.grading import kill_matrix, predictions
+from lab.model.course import load_course
+from lab.model.implementation import read
+from lab.text.messages import say
+from lab.model.mutants import SOLUTIONS_DIR, load_mutants
+from lab.running.runner import run
+from lab.model.status import CheckStatus, ExitStatus
+from lab.model.targets import Target
 
 
 @dataclass

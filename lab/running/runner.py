@@ -18,13 +18,13 @@ from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.mutation.reach import check_files
-from lab.messages import say
-from lab.implementation import read
-from lab.probe import child_environment, find_problems
+from lab.text.messages import say
+from lab.model.implementation import read
+from lab.running.probe import child_environment, find_problems
 from lab.sandbox import confinement
-from lab.targets import Plan
+from lab.model.targets import Plan
 
 CHECKS_DIR = LAB_ROOT / "checks"
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
@@ -108,7 +108,7 @@ def _run_until_settled(plan, workdir, budget, arguments, sandbox):
         plan = replace(plan, events=str(events), skip=skip)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = _run_child(plan_path, events, workdir, time_limit, deadline, [*sandbox, sys.executable, "-m", "lab.child", str(plan_path), *arguments])
+        outcome = _run_child(plan_path, events, workdir, time_limit, deadline, [*sandbox, sys.executable, "-m", "lab.running.child", str(plan_path), *arguments])
         started = None
         for event in _read(events):
             if event["event"] == "collected":

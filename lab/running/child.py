@@ -1,14 +1,14 @@
-"""Run the checks in this process, as the parent's plan says: ``python -m lab.child PLAN``."""
+"""Run the checks in this process, as the parent's plan says: ``python -m lab.running.child PLAN``."""
 
 import os
 import sys
 
 import pytest
 
-from lab.course import LAB_ROOT
+from lab.model.course import LAB_ROOT
 from lab.sandbox.channel import end_all
-from lab.recorder import Recorder
-from lab.targets import PLAN_VARIABLE, Plan
+from lab.running.recorder import Recorder
+from lab.model.targets import PLAN_VARIABLE, Plan
 
 
 def main(plan_path, check_files):

@@ -3,7 +3,7 @@
 import json
 from dataclasses import asdict
 
-from lab.status import CheckStatus
+from lab.model.status import CheckStatus
 
 SCHEMA_VERSION = 1
 

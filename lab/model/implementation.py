@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from lab.course import load_course
-from lab.messages import say
+from lab.model.course import load_course
+from lab.text.messages import say
 
 STEP_FILE = "step.py"
 SHOWN_FROM = "LEASE_LAB_SHOWN_FROM"  # the folder paths are shown relative to, in a child process
@@ -30,7 +30,7 @@ class SourceFile:
     steps: tuple
     path: Path
     text: str | None  # None: the file is missing, or refused
-    refused: str | None = None  # why it was not read: a key of lab/messages.py
+    refused: str | None = None  # why it was not read: a key of lab/text/messages.py
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def load(implementation, module_name="lease", lang="en", known=None):
     A file that does not compile or raises while it runs marks the steps it serves; the files
     after it still load, so that a broken step 5 does not hide a working step 4. `known` maps a
     step to a problem found beforehand (a file that hangs or ends the process when it runs, see
-    lab/probe.py): such a file is not run again.
+    lab/running/probe.py): such a file is not run again.
     """
     known = known or {}
     module = types.ModuleType(module_name)

@@ -3,7 +3,7 @@
 A mutant is a Job: a target of the runner and the text of the module its checks import. A
 pre-built mutant is the reference with its one change, checked by its step
 (``Target(id, (step,), mutant=id)``); a mutmut mutant is a module that lab/mutation/matrix.py
-stages (``Target(id, steps, module=name)``). Both run through lab.runner.run, in one child process
+stages (``Target(id, steps, module=name)``). Both run through lab.running.runner.run, in one child process
 per core.
 
 Each mutant's results are kept in the lab's cache store (lab.cache), keyed on what decides them:
@@ -23,15 +23,15 @@ from dataclasses import asdict, dataclass, replace
 from importlib.metadata import version
 
 from lab import cache
-from lab.course import LAB_ROOT
-from lab.implementation import assemble, read
-from lab.mutants import SOLUTIONS_DIR, apply
+from lab.model.course import LAB_ROOT
+from lab.model.implementation import assemble, read
+from lab.model.mutants import SOLUTIONS_DIR, apply
 from lab.mutation.reach import relevant_text
-from lab.runner import Result, run
-from lab.targets import Target
+from lab.running.runner import Result, run
+from lab.model.targets import Target
 
 NAMESPACE = "kill-matrix"
-RUNS_THE_CHECKS = "lab.runner"  # with what it imports or starts by name: the child, the recorder
+RUNS_THE_CHECKS = "lab.running.runner"  # with what it imports or starts by name: the child, the recorder
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def checker_digest(*runs_too):
 
 
 def checker_files(*runs_too):
-    """course.toml, the checks, and the lab modules that run them: those that lab.runner (and any
+    """course.toml, the checks, and the lab modules that run them: those that lab.running.runner (and any
     module of runs_too) imports or starts, and those the checks import. Not the rest of lab/: a
     report, a command or the cache itself changes no check's outcome."""
     checks = sorted(p for p in (LAB_ROOT / "checks").rglob("*") if p.suffix in (".py", ".ini") and "__pycache__" not in p.parts)
@@ -114,7 +114,7 @@ def checker_files(*runs_too):
 
 def _lab_modules(names, files):
     """The files of the named lab modules and of every lab module that they or files name:
-    imported, or a string such as "lab.child" (``python -m lab.child``), with their packages."""
+    imported, or a string such as "lab.running.child" (``python -m lab.running.child``), with their packages."""
     todo = [*names, *(name for path in files if path.suffix == ".py" for name in _named(path))]
     found = set()
     while todo:

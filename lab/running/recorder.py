@@ -1,6 +1,6 @@
 """The pytest plugin of a child run: records every check's outcome as JSON lines.
 
-An object handed to ``pytest.main(plugins=[Recorder(plan)])`` by lab/child.py, holding the plan
+An object handed to ``pytest.main(plugins=[Recorder(plan)])`` by lab/running/child.py, holding the plan
 it was given. One line per event, flushed at once, so that the parent still knows what
 finished and what was running when the child dies (a segfault, a kill after a deadlock).
 """
@@ -13,17 +13,17 @@ from contextlib import contextmanager
 
 import pytest
 
-from lab.course import step_of_check
-from lab.messages import say
-from lab.outcomes import CallRaised, CheckTimeout, ClauseBroken
-from lab.status import CheckStatus
-from lab.verdict import StepTimedOut, classify, first
+from lab.model.course import step_of_check
+from lab.text.messages import say
+from lab.model.outcomes import CallRaised, CheckTimeout, ClauseBroken
+from lab.model.status import CheckStatus
+from lab.running.verdict import StepTimedOut, classify, first
 
 TIMEOUT_LIMIT = 3  # checks of one step that may time out before the rest of it is not run
 
 
 def recorder_of(config):
-    """The run's recorder, as another plugin finds it (lab/prediction_plugin.py)."""
+    """The run's recorder, as another plugin finds it (lab/running/prediction_plugin.py)."""
     return next(plugin for plugin in config.pluginmanager.get_plugins() if isinstance(plugin, Recorder))
 
 

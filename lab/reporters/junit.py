@@ -3,8 +3,8 @@ step, so that any CI system shows them."""
 
 import xml.etree.ElementTree as ET
 
-from lab.course import load_course
-from lab.status import CheckStatus
+from lab.model.course import load_course
+from lab.model.status import CheckStatus
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
 KIND = {

@@ -1,4 +1,4 @@
-"""A pytest plugin, loaded only in the child that runs learners' predictions (``-p lab.prediction_plugin``).
+"""A pytest plugin, loaded only in the child that runs learners' predictions (``-p lab.running.prediction_plugin``).
 
 It gives ``test_my_prediction`` the checks' own fixtures: ``lease`` parametrised over the plan's
 targets of the prediction's step (the reference and each mutant), and ``db`` / ``new_db``, a
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from lab.course import LAB_ROOT, PREDICTION_TEST_NAME, step_of_check
-from lab.messages import say
-from lab.recorder import recorder_of
-from lab.status import CheckStatus
-from lab.targets import Plan
+from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, step_of_check
+from lab.text.messages import say
+from lab.running.recorder import recorder_of
+from lab.model.status import CheckStatus
+from lab.model.targets import Plan
 
 
 def _checks_conftest():

@@ -1,0 +1,1 @@
+"""What each command computes: one check run, a class, the learner's predictions and the kill matrix."""
