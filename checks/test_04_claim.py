@@ -127,7 +127,7 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
             except Exception as error:  # noqa: BLE001 - a racer that raises is reported below
                 return error
 
-        with write_lock_held(db), ThreadPoolExecutor(len(racers)) as pool:
+        with ThreadPoolExecutor(len(racers)) as pool:
             got = list(pool.map(claim_together, racers))
         called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} threads at once {racers} (round {attempt + 1}, writes slowed down)"
         winners = [r for r in got if r is not None]
@@ -152,7 +152,7 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
         db = new_db()
         seed(db, "job")
         called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} processes at once {racers} (round {attempt + 1}, writes slowed down)"
-        with write_lock_held(db):
+        with write_lock_held(db, seconds=0.1):
             got = in_processes(lease, "claim", [(db, "job", owner, 10.0, 5.0) for owner in racers], called)
         assert sorted(got, key=repr) == [1, None, None, None], explain(
             called, got,
