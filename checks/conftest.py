@@ -48,12 +48,7 @@ def step_of(definition):
 
 
 def pytest_generate_tests(metafunc):
-    """Run each check once for every target that covers its step, with the target's id."""
-    if "lease" not in metafunc.fixturenames:
-        return
-    step = step_of(metafunc.definition)
-    targets = [t for t in PLAN.targets if step in t.steps]
-    metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
+    PLAN.parametrize(metafunc, step_of)
 
 
 def pytest_collection_modifyitems(config, items):

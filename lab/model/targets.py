@@ -91,6 +91,14 @@ class Plan:
     scratch: str | None = None  # the folder the checks and the learner processes share (databases)
     confined: bool = False  # learner processes run inside bubblewrap
 
+    def parametrize(self, metafunc, step):
+        """Run a check (or a prediction) of `step` once for every target that covers the step,
+        with the target's id: the one pytest_generate_tests of the checks and the predictions."""
+        if "lease" not in metafunc.fixturenames:
+            return
+        targets = [t for t in self.targets if step(metafunc.definition) in t.steps]
+        metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
+
     def dump(self, path):
         path.write_text(json.dumps(asdict(self)), encoding="utf-8")
 

@@ -40,11 +40,7 @@ def step_of(node):
 
 
 def pytest_generate_tests(metafunc):
-    if "lease" not in metafunc.fixturenames:
-        return
-    step = step_of(metafunc.definition)
-    targets = [t for t in PLAN.targets if step in t.steps]
-    metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
+    PLAN.parametrize(metafunc, step_of)
 
 
 @pytest.fixture
