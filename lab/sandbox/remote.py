@@ -130,10 +130,11 @@ def opened(target, implementation, step, settings):
     process = _idle.pop(target.id, None)
     if process is None or not process.alive:
         process = LearnerProcess(settings.scratch, settings.confined)
-    module = None
+    module, loaded_cleanly = None, False
     try:
         try:
             loaded, functions, problems = load(process, implementation, dict(target.known_problems), settings)
+            loaded_cleanly = True  # a step that cannot be checked leaves the process fit for the next
         except LoadStopped as stopped:  # found now, not by the runner's probe
             raise LoadFailure(str(stopped)) from None
         except CheckTimeout:  # the files ran out the check's time while loading: a failure of
@@ -148,7 +149,7 @@ def opened(target, implementation, step, settings):
     finally:
         if module is not None:
             module.close()
-        if module is not None and module.clean and process.alive:
+        if loaded_cleanly and (module is None or module.clean) and process.alive:
             _idle[target.id] = process
         else:
             process.kill()
