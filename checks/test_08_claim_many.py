@@ -52,7 +52,7 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
 
 
 def watched_claim_many(lease, db, owners, patience):
-    """claim_many on a new job with `claim` watched (lab/sandbox/server.py: WatchedClaims);
+    """claim_many on a new job with `claim` watched (lab/sandbox/meeting.py counts the claims);
     returns (its answer, the call, what the watcher recorded)."""
     seed(db, "job")
     lease.watch_claims(patience)

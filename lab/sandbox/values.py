@@ -14,8 +14,8 @@ from functools import cache
 class Opaque:
     """A value the learner's code returned that is not plain data: shown, never equal to anything."""
 
-    def __init__(self, kind, text):
-        self.kind, self.text = kind, text
+    def __init__(self, text):
+        self.text = text
 
     def __repr__(self):
         return self.text
@@ -34,7 +34,7 @@ def decoded(value):
         return {_hashable(decoded(k)): decoded(v) for k, v in value["dict"]}
     if "bytes" in value:
         return bytes.fromhex(value["bytes"])
-    return Opaque(value.get("opaque"), value.get("repr", "?"))
+    return Opaque(value.get("repr", "?"))
 
 
 def _hashable(key):
