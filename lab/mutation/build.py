@@ -1,17 +1,16 @@
 """Put the pieces together: stage and run mutmut, read its mutants, run the kill matrix, and
 return the Report that the renderers print and write."""
 
-import ast
-import difflib
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from lab.model.course import load_course
 from lab.model.implementation import assemble, display_path, read
 from lab.grading.kill_matrix import killed_by
-from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.mutation import equivalents, matrix, passing, reach, stage, variants
-from lab.mutation.model import DETECTED, Mutant, Report, change_location, text_location
+from lab.model.course import load_course
+from lab.model.mutants import SOLUTIONS_DIR
+from lab.mutation import equivalents, kill_runs, listing, passing, stage, variants
+from lab.mutation.model import Report
 
 REFERENCE_FILE = "solutions.py"
 
@@ -23,119 +22,41 @@ def build(impl, stage_dir=stage.STAGE_DIR, echo=False, progress=None, learner_le
     label = display_path(impl).rstrip("/")
     source = assemble(implementation)
     file_name = label if label.endswith(".py") else f"{label}.py"
-    course = load_course()
-    function_step = {s.function: s.number for s in course}
 
     stage.stage(source, stage_dir)
     generating = stage.start_generating(stage_dir)  # beside the checks below, on the other core
+    steps = _planned_steps(impl, label, source, file_name, generating, stage_dir, progress)
+    is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
+    # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
+    ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, learner_ledger)
+    mutmut = _start_mutmut(generating, source, ledger, stage_dir, echo, progress)
+
+    reference = assemble(read(SOLUTIONS_DIR, label="solutions"))
+    prebuilt_file = file_name if label == "solutions" else REFERENCE_FILE
+    mutants = [
+        *listing.mutmut_mutants(mutmut.variants, source, file_name, steps, ledger),
+        *listing.prebuilt_mutants(reference, prebuilt_file),
+    ]
+    results = kill_runs.run(mutants, mutmut, source, steps, stage_dir, progress)
+    table = _settled(mutants, results)
+    files = {file_name: source}
+    if prebuilt_file != file_name:
+        files[prebuilt_file] = reference
+    return Report(
+        impl=label, files=files, steps_checked=tuple(steps), mutants=mutants, checks=_check_order(results),
+        unused_ledger=ledger.unused(mutmut.variants) if is_reference else [], matrix=table,
+    )
+
+
+def _planned_steps(impl, label, source, file_name, generating, stage_dir, progress):
+    """The steps whose checks mutmut runs, written to the stage; MutmutFailed if step 1 does not pass."""
     steps = _passing_steps(impl, label, source, progress)
     if not steps:
         generating.communicate()
         raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
     progress(f"mutmut: mutating {file_name}, checked by steps {steps[0]}-{steps[-1]} ...")
     stage.plan(steps, stage_dir)
-    is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
-    # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
-    ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, learner_ledger)
-    running = None
-    if stage.generated(generating, stage_dir):
-        found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
-        known = stage.results(stage_dir)
-        # Equivalent mutants survive every check by definition and cost the most (each runs every
-        # check of its function to the end), so mutmut skips them; it keeps the results of
-        # functions whose text did not change, so it tests only the rest. It runs beside the
-        # kill matrix, which needs only the mutants' text.
-        to_test = [v.name for v in found if not ledger.match(v) and known.get(v.name, "not checked") == "not checked"]
-        if to_test:
-            running = stage.start_mutmut(to_test, stage_dir, echo=echo)
-    else:  # this mutmut cannot only generate: let it run everything first
-        stage.finish(stage.start_mutmut((), stage_dir, echo=echo), stage_dir)
-        found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
-        known, to_test = stage.results(stage_dir), []
-    progress(f"mutmut: {len(found)} mutants; {'testing ' + str(len(to_test)) if running else 'nothing new to test'}")
-    first_lines = _first_lines(source)
-
-    step_of = _step_of_function(source, function_step, steps)
-    mutants = []
-    for v in found:
-        location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
-        equivalence = ledger.match(v)
-        mutants.append(Mutant(
-            id=v.name, origin="mutmut", step=step_of(v.function), function=v.function,
-            status="equivalent" if equivalence else "not checked", diff=v.diff(),
-            file=file_name, location=location, replacement=replacement, equivalent=equivalence,
-        ))
-    reference = assemble(read(SOLUTIONS_DIR, label="solutions"))
-    prebuilt_file = file_name if label == "solutions" else REFERENCE_FILE
-    for m in load_mutants():
-        mutants.append(Mutant(
-            id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
-            status="not checked", diff=_prebuilt_diff(m), file=prebuilt_file,
-            location=text_location(reference, m.find), replacement=m.replace, clause=m.clause,
-        ))
-
-    by_id = {v.name: v for v in found}
-    jobs = []
-    for m in mutants:
-        if m.origin == "mutmut" and m.step in steps and not m.equivalent:
-            jobs.append((m.id, (m.step,), by_id[m.id].module(source), None))
-        elif m.origin == "pre-built":
-            jobs.append((m.id, (m.step,), None, m.id))
-
-    def later(m):
-        """Its run with the later steps too; its own id keeps its cache entry beside the first."""
-        return (f"{m.id} with later steps", tuple(s for s in steps if s >= m.step), by_id[m.id].module(source), None)
-
-    def needs_later(m, own, status):
-        """mutmut saw it killed, only by a later step's check (claim_many calls claim): run it
-        again with the later steps, so that its killers are named too."""
-        return (
-            m.origin == "mutmut" and not m.equivalent and own is not None and status in DETECTED
-            and not killed_by(own) and any(s > m.step for s in steps)
-        )
-
-    # Where both are known already (mutmut keeps the verdicts of functions it does not re-test;
-    # the matrix cache has the first run), that second run joins the first instead of waiting.
-    cached, testing = matrix.peek(jobs), set(to_test)
-    early = [later(m) for m in mutants if m.id not in testing and needs_later(m, cached.get(m.id), known.get(m.id))]
-    progress(f"kill matrix: {len(jobs)} mutants through the checker ...")
-    results, ran = matrix.kill_matrix(jobs + early, stage_dir)
-    if running:
-        stage.finish(running, stage_dir)
-    statuses = stage.results(stage_dir)
-    progress("mutmut: done")
-    for m in mutants:
-        if m.origin == "mutmut" and not m.equivalent:
-            m.status = statuses.get(m.id, "not checked")
-    again = {m.id: later(m) for m in mutants if needs_later(m, results.get(m.id), m.status)}
-    late = [job for job in again.values() if job[0] not in results]
-    if late:
-        more, ran_late = matrix.kill_matrix(late, stage_dir)
-        results.update(more)
-        ran += ran_late
-    progress(f"kill matrix: {ran} mutants ran, {len(jobs) + len(early) + len(late) - ran} from the cache")
-    # the later-steps results replace the first ones; early runs no longer needed are dropped
-    everything, later_ids = results, {job[0] for job in early + late}
-    results = {target: found for target, found in everything.items() if target not in later_ids}
-    results.update({m_id: everything[job[0]] for m_id, job in again.items()})
-
-    table = {}
-    for m in mutants:
-        found_results = results.get(m.id, [])
-        m.killed_by = killed_by(found_results)
-        table[m.id] = {r.check: r.status for r in found_results}
-        if m.origin == "pre-built":
-            m.status = _checker_status(found_results)
-        elif m.id in results:
-            m.note = _disagreement(m)
-    checks = _check_order(results)
-    files = {file_name: source}
-    if prebuilt_file != file_name:
-        files[prebuilt_file] = reference
-    return Report(
-        impl=label, files=files, steps_checked=tuple(steps), mutants=mutants, checks=checks,
-        unused_ledger=ledger.unused(found) if is_reference else [], matrix=table,
-    )
+    return steps
 
 
 def _passing_steps(impl, label, source, progress):
@@ -145,33 +66,55 @@ def _passing_steps(impl, label, source, progress):
     return passing.passing_steps(impl, label, source, progress)
 
 
-def _step_of_function(source, function_step, steps):
-    """The step a function's mutants belong to: its own for a course function; for a helper
-    (a `_connect(path)` that several functions share), the first step whose checks reach it,
-    whose checks then run against its mutants (and the later steps' too, as for claim)."""
-    tree = ast.parse(source)
-    reached = {n: reach.reachable((n,), tree) for n in steps}
+@dataclass
+class MutmutRun:
+    """mutmut's mutants of the staged module, and its run testing those it has no verdict for yet."""
 
-    def step_of(function):
-        if function in function_step:
-            return function_step[function]
-        return next((n for n in steps if function in reached[n]), steps[-1])
+    variants: list
+    known: dict  # mutant id -> mutmut's verdict before this run
+    testing: set  # the ids of the mutants this run tests
+    process: object  # this run, or None when there is nothing to test
+    stage_dir: Path
 
-    return step_of
-
-
-def _first_lines(source):
-    tree = ast.parse(source)
-    return {
-        node.name: (node.decorator_list[0].lineno if node.decorator_list else node.lineno)
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
+    def verdicts(self):
+        """mutmut's verdicts by mutant id, once its run has ended."""
+        if self.process:
+            stage.finish(self.process, self.stage_dir)
+        return stage.results(self.stage_dir)
 
 
-def _prebuilt_diff(mutant):
-    old, new = mutant.find.splitlines() or [""], mutant.replace.splitlines() or [""]
-    return "\n".join(list(difflib.unified_diff(old, new, lineterm="", n=0))[2:])
+def _start_mutmut(generating, source, ledger, stage_dir, echo, progress):
+    """mutmut's mutants, once it has generated them, and its run over those still to test."""
+    if stage.generated(generating, stage_dir):
+        found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
+        known = stage.results(stage_dir)
+        # Equivalent mutants survive every check by definition and cost the most (each runs every
+        # check of its function to the end), so mutmut skips them; it keeps the results of
+        # functions whose text did not change, so it tests only the rest. It runs beside the
+        # kill matrix, which needs only the mutants' text.
+        to_test = [v.name for v in found if not ledger.match(v) and known.get(v.name, "not checked") == "not checked"]
+        process = stage.start_mutmut(to_test, stage_dir, echo=echo) if to_test else None
+    else:  # this mutmut cannot only generate: let it run everything first
+        stage.finish(stage.start_mutmut((), stage_dir, echo=echo), stage_dir)
+        found = variants.read_variants(stage.mutated_source(stage_dir), stage.MODULE, source)
+        known, to_test, process = stage.results(stage_dir), [], None
+    progress(f"mutmut: {len(found)} mutants; {'testing ' + str(len(to_test)) if process else 'nothing new to test'}")
+    return MutmutRun(found, known, set(to_test), process, stage_dir)
+
+
+def _settled(mutants, results):
+    """The matrix (mutant id -> {check: status}), with each mutant's killers, a pre-built one's
+    status and, where mutmut and the checker disagree, a note filled in."""
+    table = {}
+    for m in mutants:
+        found_results = results.get(m.id, [])
+        m.killed_by = killed_by(found_results)
+        table[m.id] = {r.check: r.status for r in found_results}
+        if m.origin == "pre-built":
+            m.status = _checker_status(found_results)
+        elif m.id in results:
+            m.note = _disagreement(m)
+    return table
 
 
 def _checker_status(results):

@@ -1,0 +1,70 @@
+"""The report's mutants as listed before anything runs: mutmut's, each with the step whose checks
+run against it, where it changes the code and the ledger's equivalence (if any); and the pre-built ones."""
+
+import ast
+import difflib
+
+from lab.model.course import load_course
+from lab.model.mutants import load_mutants
+from lab.mutation import reach
+from lab.mutation.model import Mutant, change_location, text_location
+
+
+def mutmut_mutants(variants, source, file_name, steps, ledger):
+    """mutmut's Variants of source (named file_name in the report) as Mutants: not checked yet,
+    or equivalent when the ledger says so."""
+    step_of, first_lines = _step_of_function(source, steps), _first_lines(source)
+    mutants = []
+    for v in variants:
+        location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
+        equivalence = ledger.match(v)
+        mutants.append(Mutant(
+            id=v.name, origin="mutmut", step=step_of(v.function), function=v.function,
+            status="equivalent" if equivalence else "not checked", diff=v.diff(),
+            file=file_name, location=location, replacement=replacement, equivalent=equivalence,
+        ))
+    return mutants
+
+
+def prebuilt_mutants(reference, file_name):
+    """The pre-built mutants as Mutants, located in the reference's text (named file_name in the
+    report), which is the text they change."""
+    course = load_course()
+    return [
+        Mutant(
+            id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
+            status="not checked", diff=_prebuilt_diff(m), file=file_name,
+            location=text_location(reference, m.find), replacement=m.replace, clause=m.clause,
+        )
+        for m in load_mutants()
+    ]
+
+
+def _step_of_function(source, steps):
+    """The step a function's mutants belong to: its own for a course function; for a helper
+    (a `_connect(path)` that several functions share), the first step whose checks reach it,
+    whose checks then run against its mutants (and the later steps' too, as for claim)."""
+    function_step = {s.function: s.number for s in load_course()}
+    tree = ast.parse(source)
+    reached = {n: reach.reachable((n,), tree) for n in steps}
+
+    def step_of(function):
+        if function in function_step:
+            return function_step[function]
+        return next((n for n in steps if function in reached[n]), steps[-1])
+
+    return step_of
+
+
+def _first_lines(source):
+    tree = ast.parse(source)
+    return {
+        node.name: (node.decorator_list[0].lineno if node.decorator_list else node.lineno)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def _prebuilt_diff(mutant):
+    old, new = mutant.find.splitlines() or [""], mutant.replace.splitlines() or [""]
+    return "\n".join(list(difflib.unified_diff(old, new, lineterm="", n=0))[2:])
