@@ -1,20 +1,17 @@
 """Run the checks against targets in child processes, and collect one result per check and target.
 
-A child runs pytest with the recorder plugin and appends JSON lines as it goes. The parent
-watches: when a child dies in the middle of a check (``os._exit``, a crash) or hangs past the
-time limit where the in-process alarm cannot reach (a deadlock in C code), the parent records
-that check as crashed or timed out and starts a new child for the checks still to run.
+A child runs pytest with the recorder plugin and appends JSON lines as it goes; the parent
+watches it (lab/running/child_process.py). When a child dies in the middle of a check
+(``os._exit``, a crash) or hangs past the time limit where the in-process alarm cannot reach (a
+deadlock in C code), the parent records that check as crashed or timed out and starts a new
+child for the checks still to run.
 """
 
-import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -22,14 +19,13 @@ from lab.model.course import LAB_ROOT
 from lab.mutation.reach import check_files
 from lab.text.messages import say
 from lab.model.implementation import read
-from lab.running.probe import child_environment, find_problems
+from lab.running.child_process import read_events, run_child
+from lab.running.probe import find_problems
 from lab.sandbox import confinement
 from lab.model.targets import Plan
 
 CHECKS_DIR = LAB_ROOT / "checks"
-STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
-GRACE = 5.0  # at most this many seconds past the time limit before the parent kills a hung child
 
 
 class LabBroken(Exception):
@@ -108,9 +104,9 @@ def _run_until_settled(plan, workdir, budget, arguments, sandbox):
         plan = replace(plan, events=str(events), skip=skip)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = _run_child(plan_path, events, workdir, time_limit, deadline, [*sandbox, sys.executable, "-m", "lab.running.child", str(plan_path), *arguments])
+        outcome = run_child(plan_path, events, workdir, time_limit, deadline, [*sandbox, sys.executable, "-m", "lab.running.child", str(plan_path), *arguments])
         started = None
-        for event in _read(events):
+        for event in read_events(events):
             if event["event"] == "collected":
                 checks.update((item["nodeid"], item) for item in event["items"] if item["nodeid"] not in checks)
             elif event["event"] == "start":
@@ -146,61 +142,6 @@ def _give_up_after(lost, losses, checks, results, lang):
     for nodeid, check in checks.items():
         if (check["target"], check["step"]) == key:
             results.setdefault(nodeid, Result(**check, status=lost.status, message=message, duration=0.0))
-
-
-@dataclass
-class ChildOutcome:
-    returncode: int
-    hung: bool
-    stderr: str
-    out_of_time: bool = False
-
-
-def _run_child(plan_path, events, workdir, time_limit, deadline, command):
-    """Run one child until it ends, or kill it when one check runs far past the time limit."""
-    stderr_path = workdir / "stderr.txt"
-    sandboxed = command[0] == "bwrap"  # learner tests: hard limits as for a learner process
-    with open(stderr_path, "w") as stderr, (confinement.limited() if sandboxed else nullcontext()) as preexec:
-        # The scratch folder as working folder: nothing the code under test writes to a
-        # relative path lands in the lab.
-        child = subprocess.Popen(
-            command,
-            cwd=plan_path.parent / "scratch", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=child_environment(plan_path.parent / "scratch"), start_new_session=True, preexec_fn=preexec,
-        )
-        hung, out_of_time = _watch(child, events, time_limit, deadline)
-    confinement.remove_groups_of(child.pid)  # left by learner processes of a child that was killed
-    with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it
-        stderr.seek(max(0, stderr_path.stat().st_size - 4000))
-        tail = stderr.read().decode(errors="replace")
-    return ChildOutcome(child.returncode, hung, tail, out_of_time)
-
-
-def _watch(child, events, time_limit, deadline=None):
-    """Wait for the child; kill its whole process group if one check outlives limit + grace,
-    or when the deadline passes. Returns (hung, out_of_time)."""
-    last_progress, seen = time.monotonic(), 0
-    grace = min(GRACE, max(1.0, time_limit))
-    while child.poll() is None:
-        time.sleep(0.05)
-        size = events.stat().st_size if events.exists() else 0
-        now = time.monotonic()
-        if size != seen:
-            last_progress, seen = now, size
-        # Until the first event, pytest is starting and collecting: slow on a busy machine.
-        hung = now - last_progress > (time_limit + grace if seen else max(time_limit + grace, STARTUP))
-        if hung or (deadline and now > deadline):
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            return hung, not hung
-    return False, False
-
-
-def _read(events):
-    if not events.exists():
-        return []
-    lines = events.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.endswith("}")]
 
 
 def _lost(check, outcome, time_limit, lang="en"):
