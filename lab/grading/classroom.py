@@ -4,8 +4,9 @@ Each folder is a checkout of the lab or just a steps/ folder. Only its step file
 checks, the mutants and the reference always come from this copy of the lab, so nothing a
 learner ships (checks/, conftest.py, pytest.ini) takes part. The kill matrix does not depend on
 learner code and runs once for the class. Learners run in parallel, one child process each, and
-each has its own per-check time limit and time budget, so one broken submission cannot hold up
-the others.
+each has its own per-check time limit and time budget (lab/grading/submission.py), so one broken
+submission cannot hold up the others. The results are written as class.md, class.csv and one
+results JSON per learner.
 """
 
 import csv
@@ -16,26 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab.grading import predictions
-
-from lab.reporters import results_json
 from lab.grading.check import CheckRun, mutant_verdicts
+from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
-from lab.model.implementation import STEP_FILE, read
-from lab.text.messages import say, words_of
 from lab.model.mutants import load_mutants
-from lab.running.runner import run
-from lab.sandbox import integrity
 from lab.model.status import CheckStatus, ExitStatus
-from lab.model.targets import Target
-
-@dataclass
-class Submission:
-    name: str
-    impl: Path | None  # None: the folder holds no step files
-    results: list = field(default_factory=list)
-    problem: str = ""  # why the folder could not be checked at all
-    seconds: float = 0.0
-    predictions: list | None = None  # predictions.Prediction per step; None: not run (no mutants)
+from lab.reporters import results_json
+from lab.sandbox import integrity
+from lab.text.messages import say, words_of
 
 
 @dataclass
@@ -54,23 +43,6 @@ class ClassRun:
         return ExitStatus.ALL_PASS if everyone else ExitStatus.SOME_FAIL
 
 
-def find_submissions(root):
-    """One submission per folder under root: its steps/ folder, or the folder itself."""
-    course = load_course()
-    found = []
-    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if folder.is_symlink():  # a learner folder that is a link to someone else's code
-            found.append(Submission(folder.name, None, problem="refused_link"))
-            continue
-        for candidate in (folder / "steps", folder):
-            if any((candidate / step.dir / STEP_FILE).is_file() for step in course):
-                found.append(Submission(folder.name, candidate))
-                break
-        else:
-            found.append(Submission(folder.name, None))
-    return found
-
-
 def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True):
     """Check every submission under root on every step; the kill matrix once for all.
 
@@ -87,7 +59,7 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     with ThreadPoolExecutor(jobs) as pool:
         matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
         for submission in submissions:
-            pool.submit(_check_one, submission, steps, time_limit, lang, budget, mutants)
+            pool.submit(check_one, submission, steps, time_limit, lang, budget, mutants)
         verdicts, _ = matrix.result()
     outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
     changed = integrity.changes(before, integrity.fingerprint())
@@ -95,23 +67,6 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
         outcome.lab_problems.append(say("class.lab_changed", lang, count=len(changed), paths=", ".join(changed[:5])))
     outcome.seconds = time.monotonic() - started
     return outcome
-
-
-def _check_one(submission, steps, time_limit, lang, budget, mutants=True):
-    began = time.monotonic()
-    if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
-        submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name)
-        return
-    try:  # the budget counts from here: the first read of the files is part of it
-        read(submission.impl, label=submission.name)
-        target = Target(submission.name, steps, impl=str(submission.impl))
-        submission.results = run([target], time_limit, lang, budget, deadline=began + budget if budget else None)
-        if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch
-            submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang)
-    except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
-        submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
-    finally:
-        submission.seconds = time.monotonic() - began
 
 
 def cell(results, lang="en", root=None):

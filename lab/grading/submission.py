@@ -1,0 +1,59 @@
+"""One learner's submission in a class folder: where its step files are, and its grading within
+its own per-check time limit and time budget, so that one broken submission cannot hold up the
+others (lab/grading/classroom.py runs them side by side)."""
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab.grading import predictions
+from lab.model.course import load_course
+from lab.model.implementation import STEP_FILE, read
+from lab.model.targets import Target
+from lab.running.runner import run
+from lab.text.messages import say
+
+
+@dataclass
+class Submission:
+    name: str
+    impl: Path | None  # None: the folder holds no step files
+    results: list = field(default_factory=list)
+    problem: str = ""  # why the folder could not be checked at all
+    seconds: float = 0.0
+    predictions: list | None = None  # predictions.Prediction per step; None: not run (no mutants)
+
+
+def find_submissions(root):
+    """One submission per folder under root: its steps/ folder, or the folder itself."""
+    course = load_course()
+    found = []
+    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if folder.is_symlink():  # a learner folder that is a link to someone else's code
+            found.append(Submission(folder.name, None, problem="refused_link"))
+            continue
+        for candidate in (folder / "steps", folder):
+            if any((candidate / step.dir / STEP_FILE).is_file() for step in course):
+                found.append(Submission(folder.name, candidate))
+                break
+        else:
+            found.append(Submission(folder.name, None))
+    return found
+
+
+def check_one(submission, steps, time_limit, lang, budget, mutants=True):
+    """Fill in the submission's results (and predictions), or the problem that stopped them."""
+    began = time.monotonic()
+    if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
+        submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name)
+        return
+    try:  # the budget counts from here: the first read of the files is part of it
+        read(submission.impl, label=submission.name)
+        target = Target(submission.name, steps, impl=str(submission.impl))
+        submission.results = run([target], time_limit, lang, budget, deadline=began + budget if budget else None)
+        if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch
+            submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang)
+    except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
+        submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
+    finally:
+        submission.seconds = time.monotonic() - began
