@@ -14,11 +14,16 @@ from learner_folders import fingerprint
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.learner import commands, completion, verdicts, watch
-from lab.learner.words import say
+from lab.text.messages import words_of
 from lab.model.pristine import stub_text, write_stubs
 
 COURSE = load_course()
 STEP4 = COURSE[3]
+
+
+def say(key, lang, **values):
+    """A text of the catalogue's [learner] table, filled in as the commands fill it in."""
+    return words_of("learner", lang)(key, **values)
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT
-from lab.field.messages import say
 from lab.model.implementation import assemble, read
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 BUILD = LAB_ROOT / "build" / "field"
 
@@ -54,7 +54,7 @@ def import_file(path, lang="en"):
     try:
         spec.loader.exec_module(module)
     except BaseException as error:  # noqa: BLE001 - learner code may raise anything while it loads
-        raise ArtifactBroken(say("import_failed", lang, file=path.name, kind=type(error).__name__, error=error)) from None
+        raise ArtifactBroken(words_of("field", lang)("import_failed", file=path.name, kind=type(error).__name__, error=error)) from None
     sys.modules[name] = module
     return module
 
@@ -71,6 +71,6 @@ def refused(impl_path, label, lang="en"):
     if outcome.exit_status == ExitStatus.ALL_PASS:
         return None
     report.render(outcome, lang)
-    print(say("gate_refused", lang, impl=label))
+    print(words_of("field", lang)("gate_refused", impl=label))
     return ExitStatus.SOME_FAIL
 

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from lab.field.artifact import ArtifactBroken, import_file, materialize
-from lab.field.messages import say
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 CALLS = {  # verb -> (function, its arguments after the path, in the contract's order)
     "init": ("init_db", ()),
@@ -57,10 +57,11 @@ def _options(parser, default, again=False):
 
 def run(arguments, impl_path, label):
     lang, verb = arguments.lang, arguments.call
+    words = words_of("field", lang)
     if not arguments.db:
-        raise UsageError(say("db_required", lang))
+        raise UsageError(words("db_required"))
     if verb != "init" and not Path(arguments.db).is_file():
-        raise UsageError(say("no_database", lang, db=arguments.db))
+        raise UsageError(words("no_database", db=arguments.db))
     now = arguments.now if arguments.now is not None else time.time()
     function_name, names = CALLS[verb]
     values = [now if name == "now" else getattr(arguments, name) for name in names]
@@ -76,34 +77,36 @@ def run(arguments, impl_path, label):
 
 
 def _call(module, name, values, label, lang):
+    words = words_of("field", lang)
     function = getattr(module, name, None)
     if not callable(function):
-        raise ArtifactBroken(say("lacks", lang, impl=label, function=name))
+        raise ArtifactBroken(words("lacks", impl=label, function=name))
     try:
         return function(*values)
     except NotImplementedError:
-        raise ArtifactBroken(say("not_implemented", lang, impl=label, function=name)) from None
+        raise ArtifactBroken(words("not_implemented", impl=label, function=name)) from None
     except ValueError as error:
         raise UsageError(f"{name}: {error}") from None
     except sqlite3.Error as error:
-        raise UsageError(say("db_error", lang, db=values[0], error=error)) from None
+        raise UsageError(words("db_error", db=values[0], error=error)) from None
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the learner's code: one line, no traceback
-        raise ArtifactBroken(say("raised", lang, function=name, kind=type(error).__name__, error=error)) from None
+        raise ArtifactBroken(words("raised", function=name, kind=type(error).__name__, error=error)) from None
 
 
 def _sentence(verb, a, now, returned, lang):
+    words = words_of("field", lang)
     if verb == "init":
-        return say("cli_init", lang, db=a.db)
+        return words("cli_init", db=a.db)
     if verb == "state":
         if returned is None:
-            return say("cli_no_job", lang, job=a.job)
-        return say("cli_state", lang, **{k: returned.get(k) for k in ("id", "owner", "until", "fence", "done", "result")})
+            return words("cli_no_job", job=a.job)
+        return words("cli_state", **{k: returned.get(k) for k in ("id", "owner", "until", "fence", "done", "result")})
     key = f"cli_{verb}_{'refused' if returned is None or returned is False else 'ok'}"
     values = {"job": a.job, "now": _number(now)} | {k: getattr(a, k, None) for k in ("owner", "fence", "result")}
     if verb == "claim" and returned is not None:
         values["fence"] = returned
     until = _number(now + a.ttl) if verb in ("claim", "renew") else None
-    return say(key, lang, **values, until=until)
+    return words(key, **values, until=until)
 
 
 def _number(value):

@@ -21,8 +21,8 @@ from rich.table import Table
 from lab.model.course import LAB_ROOT
 from lab.field import bench_worker
 from lab.field.artifact import import_file, materialize, refused
-from lab.field.messages import say
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 SETTINGS = (("contract", "delete", None, False), ("wal", "wal", "NORMAL", False), ("kept", "delete", None, True))
 SLICES = 2  # artifact, floor, artifact, floor: each measurement in turns
@@ -116,22 +116,23 @@ def run(impl_path, label, duration=0.08, counts=(1, 2, 4, 8)):
 
 def render(rows, label, duration, where, lang="en", console=None):
     console = console or Console(highlight=False, soft_wrap=True)
-    table = Table(title=say("bench_title", lang, impl=label, duration=duration, where=where), title_justify="left")
+    words = words_of("field", lang)
+    table = Table(title=words("bench_title", impl=label, duration=duration, where=where), title_justify="left")
     for key in ("b_setting", "b_workers", "b_claims", "b_floor", "b_ratio", "b_completes", "b_floor", "b_ratio"):
-        table.add_column(say(key, lang), justify="left" if key == "b_setting" else "right")
+        table.add_column(words(key), justify="left" if key == "b_setting" else "right")
     for row in rows:
-        cells = [say("b_" + row.setting, lang), str(row.workers)]
+        cells = [words("b_" + row.setting), str(row.workers)]
         for kind in ("claim", "complete"):
             cells += [f"{row.rates[kind + ' artifact']:.0f}", f"{row.rates[kind + ' floor']:.0f}", f"{row.ratio(kind):.2f}"]
         table.add_row(*cells, end_section=row.setting == SETTINGS[-1][0])
     console.print(table)
     for name, _, _, _ in SETTINGS:
         first = next(r for r in rows if r.setting == name)
-        console.print(say("b_note_" + name, lang, journal=first.journal, synchronous=first.synchronous))
+        console.print(words("b_note_" + name, journal=first.journal, synchronous=first.synchronous))
     contract = [r for r in rows if r.setting == "contract"]
     worst = max(max(r.ratio("claim"), r.ratio("complete")) for r in contract)
     verdict = "bench_noisy" if duration < STEADY else "bench_goal_met" if worst <= GOAL else "bench_goal_missed"
-    console.print(say(verdict, lang, goal=GOAL, worst=worst, steady=STEADY))
+    console.print(words(verdict, goal=GOAL, worst=worst, steady=STEADY))
 
 
 def write(rows, label, out):
@@ -150,5 +151,5 @@ def main(impl_path, label, duration, counts, out, lang="en"):
     rows, where = run(impl_path, label, duration, counts)
     render(rows, label, duration, where, lang)
     for path in write(rows, label, out):
-        print(say("bench_wrote", lang, path=path))
+        print(words_of("field", lang)("bench_wrote", path=path))
     return ExitStatus.ALL_PASS

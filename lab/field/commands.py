@@ -12,9 +12,9 @@ import sys
 from lab.model.course import LANGUAGES
 from lab.field import artifact_cli
 from lab.field.artifact import ArtifactBroken, resolve
-from lab.field.messages import say
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 VERBS = {
     "demo": "play the worker A/B story with two processes over IMPL's artifact",
@@ -96,7 +96,7 @@ def _dispatch(arguments):
 
 def _positive(value, option, lang):
     if not value > 0:
-        raise UsageError(say("not_positive", lang, option=option, value=value))
+        raise UsageError(words_of("field", lang)("not_positive", option=option, value=value))
 
 
 def _counts(text, lang):
@@ -105,5 +105,5 @@ def _counts(text, lang):
     except ValueError:
         counts = ()
     if not counts or min(counts) < 1:
-        raise UsageError(say("bad_counts", lang, text=text))
+        raise UsageError(words_of("field", lang)("bad_counts", text=text))
     return counts

@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 from lab.field.artifact import import_file, materialize, refused
-from lab.field.messages import say
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 JOB, TTL = "job-1", 5.0
 
@@ -71,9 +71,10 @@ def play(artifact, db, lang="en", out=print):
     lease.init_db(db)
     lease.enqueue(db, JOB)
     a, b = Worker(context, "A", artifact, wake), Worker(context, "B", artifact, wake)
-    line = lambda now, who, key, **values: out(say("demo_line", lang, now=now, who=who, text=say(key, lang, **values)))  # noqa: E731
+    words = words_of("field", lang)
+    line = lambda now, who, key, **values: out(words("demo_line", now=now, who=who, text=words(key, **values)))  # noqa: E731
     try:
-        out(say("demo_heading", lang, a=a.pid, b=b.pid, ttl=TTL, job=JOB))
+        out(words("demo_heading", a=a.pid, b=b.pid, ttl=TTL, job=JOB))
         fence_a = a.call("claim", db, JOB, "A", 0.0, TTL)
         line(0.0, f"A {a.pid}", "demo_claim", fence=fence_a, until=TTL)
         a.send("complete", db, JOB, "A", fence_a, 8.0, "A's result", stall=True)
@@ -89,7 +90,7 @@ def play(artifact, db, lang="en", out=print):
         stored = lease.state(db, JOB) or {}
         line(8.0, "", "demo_state", **{k: stored.get(k) for k in ("owner", "fence", "done", "result")})
     except (RuntimeError, EOFError) as error:
-        out(say("demo_error", lang, error=error))
+        out(words("demo_error", error=error))
         return {"held": False, "error": str(error)}
     finally:
         wake.set()
@@ -97,7 +98,7 @@ def play(artifact, db, lang="en", out=print):
         b.stop()
     figures = {"fence_a": fence_a, "fence_b": fence_b, "complete_b": done_b, "complete_a": done_a, "stored": stored}
     figures["held"] = (fence_a, fence_b, done_b, done_a, stored.get("result")) == (1, 2, True, False, "B's result")
-    out(say("demo_held" if figures["held"] else "demo_broken", lang))
+    out(words("demo_held" if figures["held"] else "demo_broken"))
     return figures
 
 

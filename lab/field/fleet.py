@@ -29,7 +29,7 @@ class Fleet:
         self.kill_budget = max(2, round(plan.seconds * 1.5))
         self.live = {}  # pipe -> [slot, generation, process, killed]
         self.started = self.jumps = self.planned = 0
-        self.kills, self.problems = [], []  # kills: (owner, pid, seq); problems: (owner, text)
+        self.kills, self.problems = [], []  # kills: (owner, pid, seq); problems: (owner, (key, values))
 
     def spawn(self, slot, generation):
         die_after = None
@@ -85,11 +85,11 @@ class Fleet:
         if killed and time.monotonic() < end - 0.25:
             self.spawn(slot, generation + 1)
         elif not killed and process.exitcode != 0:
-            self.problems.append((f"w{slot}.{generation}", f"exit status {process.exitcode}"))
+            self.problems.append((f"w{slot}.{generation}", ("worker_exit", {"code": process.exitcode})))
 
     def _stop_hung(self):
         for reader, (slot, generation, process, _) in list(self.live.items()):
             process.kill()
             process.join()
-            self.problems.append((f"w{slot}.{generation}", "hung: still running long after the end"))
+            self.problems.append((f"w{slot}.{generation}", ("worker_hung", {})))
             self.live.pop(reader)

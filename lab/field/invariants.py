@@ -49,9 +49,10 @@ class Op:
             return isinstance(self.returned, int) and not isinstance(self.returned, bool)
         return self.returned is True
 
-    def __str__(self):
+    def trace(self, killed):
+        """The call as one line of the report; killed: the word for a call a SIGKILL cut short."""
         shown = f"fence={self.fence}, " if self.fence is not None else ""
-        returned = repr(self.returned) if self.ended else "killed"
+        returned = repr(self.returned) if self.ended else killed
         return f"{self.owner}#{self.seq} {self.op}({self.job}, {shown}now={self.now:.3f}) -> {returned} [pid {self.pid}]"
 
 

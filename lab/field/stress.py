@@ -15,11 +15,12 @@ from pathlib import Path
 from lab.field import invariants, recovery
 from lab.field.artifact import import_file, materialize
 from lab.field.fleet import Fleet
-from lab.field.messages import say
 from lab.field.stress_worker import Plan
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 SHOWN_PER_KIND = 3
+WORDED = ("why", "problem")  # a violation's values given as (key, values): worded in the report's language
 
 
 @dataclass
@@ -71,7 +72,7 @@ def _judge(summary, fleet, plan, lease):
     summary.started, summary.jumps, summary.kills = fleet.started, fleet.jumps, fleet.kills
     found = summary.found
     ops, found.torn_lines = invariants.load(plan.logs)
-    for owner, problem in fleet.problems:
+    for owner, problem in fleet.problems:  # problem: (key, values), worded in the report's language
         found.add(recovery.WHOLE_DB, "v_worker", owner=owner, problem=problem, ops=[])
     rows = recovery.inspect(plan.db, found)
     invariants.verify(ops, rows, found)
@@ -83,8 +84,8 @@ def _judge(summary, fleet, plan, lease):
 
 
 def render(summary, label, lang="en", out=print):
-    found = summary.found
-    out(say("stress_heading", lang, impl=label, workers=summary.workers, seconds=summary.seconds, seed=summary.seed))
+    found, words = summary.found, words_of("field", lang)
+    out(words("stress_heading", impl=label, workers=summary.workers, seconds=summary.seconds, seed=summary.seed))
     counts = ", ".join(f"{op} {count}" for op, count in sorted(found.counts.items()))
     rows = [
         ("s_processes", {"count": summary.started, "restarted": len(summary.kills)}),
@@ -97,31 +98,31 @@ def render(summary, label, lang="en", out=print):
         ("s_seed", {"seed": summary.seed}),
     ]
     for key, values in rows:
-        out("  " + say(key, lang, **values))
+        out("  " + words(key, **values))
     if summary.passed:
-        out(say("stress_passed", lang))
+        out(words("stress_passed"))
         return
     _render_violations(found.violations, lang, out)
     kept = summary.folder.exists()
-    out(say("stress_failed" if kept else "stress_failed_early", lang, count=len(found.violations), folder=summary.folder, seed=summary.seed))
+    out(words("stress_failed" if kept else "stress_failed_early", count=len(found.violations), folder=summary.folder, seed=summary.seed))
 
 
 def _render_violations(violations, lang, out):
+    words = words_of("field", lang)
     by_key = {}
     for job, key, values in violations:
         by_key.setdefault(key, []).append((job, values))
     for key, found in by_key.items():
-        out(say("v_kind", lang, kind=say(key + "_title", lang), count=len(found)))
+        out(words("v_kind", kind=words(key + "_title"), count=len(found)))
         for job, values in found[:SHOWN_PER_KIND]:
-            shown = {k: v for k, v in values.items() if k not in ("ops", "why")}
-            if "why" in values:
-                shown["why"] = say(values["why"][0], lang, **values["why"][1])
-            where = say("v_db", lang, text=say(key, lang, **shown)) if job == recovery.WHOLE_DB else None
-            out("    " + (where or say("v_job", lang, job=job, text=say(key, lang, **shown))))
+            shown = {k: v for k, v in values.items() if k not in ("ops", *WORDED)}
+            shown |= {k: words(values[k][0], **values[k][1]) for k in WORDED if k in values}
+            where = words("v_db", text=words(key, **shown)) if job == recovery.WHOLE_DB else None
+            out("    " + (where or words("v_job", job=job, text=words(key, **shown))))
             for op in values.get("ops", []):
-                out(f"        {op}")
+                out(f"        {op.trace(words('op_killed'))}")
         if len(found) > SHOWN_PER_KIND:
-            out("    " + say("v_more", lang, count=len(found) - SHOWN_PER_KIND))
+            out("    " + words("v_more", count=len(found) - SHOWN_PER_KIND))
 
 
 def main(impl_path, label, seconds, seed, workers, keep, lang="en"):

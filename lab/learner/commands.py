@@ -10,8 +10,8 @@ import sys
 
 from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.model.implementation import UsageError
-from lab.learner.words import say
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 VERBS = {
     "hint": "the next question of step N that you have not seen yet (--all: every question)",
@@ -86,4 +86,4 @@ def _step(arguments):
     if text.isdigit() and 1 <= int(text) <= len(course):
         return course[int(text) - 1]
     verb = {"reset": "reset-step", "restore": "restore-step"}.get(arguments.verb, arguments.verb)
-    raise UsageError(say("usage", arguments.lang, verb=verb, last=len(course)))
+    raise UsageError(words_of("learner", arguments.lang)("usage", verb=verb, last=len(course)))

@@ -8,7 +8,7 @@ template's placeholder follows its heading.
 from pathlib import Path
 
 from lab.learner.store import shown
-from lab.learner.words import WORDS, say
+from lab.text.messages import words_of
 
 ANSWERS_FILE = "ANSWERS.md"
 QUESTIONS = ("question_1", "question_2")
@@ -20,11 +20,17 @@ def answers_path(steps_dir):
 
 def template():
     """Both languages' questions, each heading followed by the placeholder to replace."""
-    parts = ["# Closing questions · 最後の問い\n"]
+    en, ja = words_of("learner", "en"), words_of("learner", "ja")
+    parts = [f"# {en('answers_heading')} · {ja('answers_heading')}\n"]
     for number, key in enumerate(QUESTIONS, start=1):
-        parts.append(f"\n## {number}. {WORDS['en'][key]}\n## {number}. {WORDS['ja'][key]}\n\n")
-        parts.append(f"{WORDS['en']['answer_here']} {WORDS['ja']['answer_here']}\n")
+        parts.append(f"\n## {number}. {en(key)}\n## {number}. {ja(key)}\n\n")
+        parts.append(f"{_placeholder()}\n")
     return "".join(parts)
+
+
+def _placeholder():
+    """What stands where an answer goes until the learner writes one, in both languages."""
+    return f"{words_of('learner', 'en')('answer_here')} {words_of('learner', 'ja')('answer_here')}"
 
 
 def ensure_answers_file(steps_dir):
@@ -47,7 +53,7 @@ def unanswered(steps_dir):
             continue
         if current and line.strip():
             sections[current].append(line.strip())
-    placeholder = f"{WORDS['en']['answer_here']} {WORDS['ja']['answer_here']}"
+    placeholder = _placeholder()
     answered = sum(any(text != placeholder for text in sections.get(str(n), [])) for n in range(1, len(QUESTIONS) + 1))
     return len(QUESTIONS) - answered
 
@@ -57,9 +63,10 @@ def completion_lines(steps_dir, lang="en", root=None):
     path = ensure_answers_file(steps_dir)
     file = shown(path, root) if root else str(path)
     missing = unanswered(steps_dir)
-    lines = [say("complete", lang)]
+    words = words_of("learner", lang)
+    lines = [words("complete")]
     if not missing:
-        return lines + [say("answered", lang, file=file)]
-    lines.append(say("closing", lang, file=file))
-    lines += [f"  {n}. {say(key, lang)}" for n, key in enumerate(QUESTIONS, start=1)]
-    return lines + [say("unanswered", lang, count=missing, file=file)]
+        return lines + [words("answered", file=file)]
+    lines.append(words("closing", file=file))
+    lines += [f"  {n}. {words(key)}" for n, key in enumerate(QUESTIONS, start=1)]
+    return lines + [words("unanswered", count=missing, file=file)]

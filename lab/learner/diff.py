@@ -9,7 +9,7 @@ counted. Messages of any other shape pass through unchanged.
 import ast
 import difflib
 
-from lab.learner.words import say
+from lab.text.messages import words_of
 
 GOT = ("got:", "結果:")
 EXPECTED = ("expected:", "期待:")
@@ -30,8 +30,8 @@ def marked(message, lang="en"):
     differences = _dict_lines(got, expected) if isinstance(got, dict) else _list_lines(got, expected, lang)
     for at, value, (start, end) in ((got_at, got, got_span), (expected_at, expected, expected_span)):
         if len(lines[at]) > LONG:
-            lines[at] = lines[at][:start] + say("diff_items", lang, count=len(value)) + lines[at][end:]
-    return lines + [say("diff_heading", lang)] + [f"  {line}" for line in differences]
+            lines[at] = lines[at][:start] + words_of("learner", lang)("diff_items", count=len(value)) + lines[at][end:]
+    return lines + [words_of("learner", lang)("diff_heading")] + [f"  {line}" for line in differences]
 
 
 def _find(lines, prefixes):
@@ -90,4 +90,4 @@ def _list_lines(got, expected, lang):
     compared = list(difflib.ndiff([repr(x) for x in expected], [repr(x) for x in got]))
     lines = [line for line in compared if line.startswith(("- ", "+ "))]
     equal = sum(line.startswith("  ") for line in compared)
-    return lines + ([say("diff_equal", lang, count=equal)] if equal else [])
+    return lines + ([words_of("learner", lang)("diff_equal", count=equal)] if equal else [])

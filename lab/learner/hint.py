@@ -6,7 +6,7 @@ room to think before the next. What was seen is remembered per step in `.lab/hin
 
 from lab.model.course import LAB_ROOT
 from lab.learner.store import read_json, write_json
-from lab.learner.words import say
+from lab.text.messages import words_of
 
 SEEN_FILE = "hints.json"
 
@@ -14,14 +14,14 @@ SEEN_FILE = "hints.json"
 def hint(step, lang="en", show_all=False, root=LAB_ROOT):
     """The lines to print for `make hint N` (`ALL=1`: every question of the step)."""
     questions = step.hints[lang]
-    title = step.title[lang]
+    title, words = step.title[lang], words_of("learner", lang)
     if show_all:
-        lines = [say("hint_all", lang, n=step.number, title=title, count=len(questions))]
+        lines = [words("hint_all", n=step.number, title=title, count=len(questions))]
         return lines + [f"  {i}. {q}" for i, q in enumerate(questions, start=1)]
     seen = read_json(root, SEEN_FILE)
     index = min(seen.get(str(step.number), 0) + 1, len(questions))
     seen[str(step.number)] = index
     write_json(root, SEEN_FILE, seen)
-    lines = [say("hint", lang, n=step.number, title=title, index=index, count=len(questions)), f"  {questions[index - 1]}"]
+    lines = [words("hint", n=step.number, title=title, index=index, count=len(questions)), f"  {questions[index - 1]}"]
     last = index == len(questions)
-    return lines + [say("hint_last" if last else "hint_more", lang, n=step.number)]
+    return lines + [words("hint_last" if last else "hint_more", n=step.number)]

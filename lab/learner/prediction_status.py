@@ -5,8 +5,8 @@ prediction, so that progress stays fast. A prediction not run yet says so and na
 """
 
 from lab import cache
-from lab.learner.words import say
 from lab.model.mutants import load_mutants
+from lab.text.messages import words_of
 
 DEFAULT_TIME_LIMIT = 10.0  # the Makefile's TIME_LIMIT: the key lab/grading/predictions.py caches under
 
@@ -20,12 +20,13 @@ def prediction_line(steps_dir, step, lang="en"):
     path, text = predictions.read_prediction(steps_dir, step)
     if text is None:
         return None
+    words = words_of("learner", lang)
     if not predictions.holds_a_prediction(text):
-        return say("prediction_none", lang)
+        return words("prediction_none")
     found = _cached(predictions, step, text, lang)
     if found is None:
-        return say("prediction_written", lang) + f" (`make check-step {step.number}`)"
-    return say("prediction_result", lang, result=_phrase(predictions, found, lang))
+        return words("prediction_written") + f" (`make check-step {step.number}`)"
+    return words("prediction_result", result=_phrase(predictions, found, lang))
 
 
 def _cached(predictions, step, text, lang):
@@ -43,7 +44,8 @@ def _cached(predictions, step, text, lang):
 
 def _phrase(predictions, found, lang):
     prediction, mutants = found
+    words = words_of("learner", lang)
     if prediction.status == predictions.REJECTS:
-        return say("prediction_rejects", lang)
+        return words("prediction_rejects")
     key = "prediction_catches" if prediction.catches_the_snippet(mutants) else "prediction_misses"
-    return say(key, lang, caught=prediction.caught_count, count=len(mutants))
+    return words(key, caught=prediction.caught_count, count=len(mutants))

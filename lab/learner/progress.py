@@ -10,10 +10,10 @@ from lab.model.implementation import STEP_FILE
 from lab.learner import verdicts
 from lab.learner.completion import completion_lines
 from lab.learner.prediction_status import prediction_line
-from lab.learner.words import say
 from lab.model.pristine import is_stub
 from lab.running.runner import run
 from lab.model.targets import Target
+from lab.text.messages import words_of
 
 
 def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=10.0):
@@ -46,8 +46,8 @@ def progress(lang="en", root=LAB_ROOT):
     """The lines of `make progress`."""
     steps_dir = root / "steps"
     states, checked = step_states(steps_dir, lang, root)
-    course = load_course()
-    lines = [say("progress_heading", lang, steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
+    course, words = load_course(), words_of("learner", lang)
+    lines = [words("progress_heading", steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
     for step in course:
         state = states[step.number]
         mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")
@@ -55,7 +55,7 @@ def progress(lang="en", root=LAB_ROOT):
         predicted = prediction_line(steps_dir, step, lang)
         lines.append(line + (f" · {predicted}" if predicted else ""))
     if checked:
-        lines.append(say("computed", lang, steps=", ".join(map(str, checked))))
+        lines.append(words("computed", steps=", ".join(map(str, checked))))
     return lines + [""] + next_lines(states, lang, root)
 
 
@@ -64,7 +64,7 @@ def next_lines(states, lang="en", root=LAB_ROOT):
     number = next_step(states)
     if number is None:
         return completion_lines(root / "steps", lang, root)
-    return [say("next_step", lang, n=number, title=load_course()[number - 1].title[lang])]
+    return [words_of("learner", lang)("next_step", n=number, title=load_course()[number - 1].title[lang])]
 
 
 def _passes(state):
@@ -72,10 +72,11 @@ def _passes(state):
 
 
 def _describe(state, lang):
+    words = words_of("learner", lang)
     if state == "not_started":
-        return say("not_started", lang)
+        return words("not_started")
     if state["status"] == "passed":
-        return say("passing", lang, count=state["count"])
+        return words("passing", count=state["count"])
     if state.get("clause"):
-        return say("failing", lang, clause=state["clause"], passed=state["passed"], count=state["count"])
-    return say("failing_other", lang, status=state.get("check_status", ""), passed=state["passed"], count=state["count"])
+        return words("failing", clause=state["clause"], passed=state["passed"], count=state["count"])
+    return words("failing_other", status=state.get("check_status", ""), passed=state["passed"], count=state["count"])

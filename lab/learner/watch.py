@@ -15,8 +15,8 @@ import tempfile
 
 from lab.model.course import LAB_ROOT
 from lab.learner.store import shown
-from lab.learner.words import say
 from lab.model.status import ExitStatus
+from lab.text.messages import words_of
 
 CLEAR = "\033[2J\033[H"
 WATCHED = (".py", ".md")
@@ -38,12 +38,12 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
         for _ in changes:
             _run(step, check_arguments, lang, folder, root, out)
     except KeyboardInterrupt:
-        out.write("\n" + say("watch_stopped", lang) + "\n")
+        out.write("\n" + words_of("learner", lang)("watch_stopped") + "\n")
     return ExitStatus.ALL_PASS
 
 
 def _run(step, check_arguments, lang, folder, root, out):
-    out.write(CLEAR + say("watching", lang, folder=shown(folder, root), n=step.number) + "\n\n")
+    out.write(CLEAR + words_of("learner", lang)("watching", folder=shown(folder, root), n=step.number) + "\n\n")
     out.flush()
     command = [sys.executable, "-m", "lab", "check", str(step.number), "--lang", lang, *check_arguments]
     run_check(command, root)
