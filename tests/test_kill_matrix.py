@@ -9,11 +9,12 @@ import pytest
 from lab import cache
 
 from lab.grading import kill_matrix
+from lab.grading.checker_digest import checker_files
 from lab.model.mutants import load_mutants
-from lab.mutation import matrix
+from lab.mutation import matrix, reach
 from lab.running.runner import Result
 
-from lab.model.course import LANGUAGES, all_clauses, load_course
+from lab.model.course import LAB_ROOT, LANGUAGES, all_clauses, load_course
 from lab.model.status import ExitStatus
 
 
@@ -61,16 +62,24 @@ def test_every_stub_fails_its_steps_checks_as_not_implemented_yet(stub_run):
 
 @pytest.fixture
 def fake_matrix(tmp_path, monkeypatch):
-    """An empty cache store in tmp_path and a stand-in for the runner; returns the targets run."""
-    ran = []
+    """An empty cache store in tmp_path and a stand-in for the runner, under which every check
+    fails (or, for the checks in ran.timing_out, times out); returns the targets run."""
+    ran = Ran()
 
     def run(targets, time_limit, lang):
-        ran.extend(t.id for t in targets)
-        return [Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", "", 0.0) for t in targets]
+        ran.extend(targets)
+        return [
+            Result(f"{t.id}::{check}", check, t.id, step, [], "timeout" if check in ran.timing_out else "failed", "", 0.0)
+            for t in targets for step in t.steps for check in reach.checks_of(step) if t.checks is None or check in t.checks
+        ]
 
     monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
     monkeypatch.setattr(kill_matrix, "run", run)
     return ran
+
+
+class Ran(list):
+    timing_out = ()
 
 
 def test_an_edit_the_checks_cannot_reach_recomputes_no_mutant(fake_matrix):
@@ -80,7 +89,43 @@ def test_an_edit_the_checks_cannot_reach_recomputes_no_mutant(fake_matrix):
     edited = replace(job, text=job.text.replace("results in input order.", "results in the owners' order."))
     assert edited.text != job.text and kill_matrix.results([edited]) == kill_matrix.results([job])[:1] + (0,)
     # the time limit is: a check may pass under one and time out under another
-    assert kill_matrix.results([job], time_limit=3)[1] == 1 and fake_matrix == [job.target.id] * 2
+    assert kill_matrix.results([job], time_limit=3)[1] == 1 and fake_matrix == [job.target] * 2
+
+
+RENEW_MESSAGE = "ttl must be positive"
+
+
+def edited_renew(job):
+    """The job with one word of renew's body changed: what a learner's one-function edit does."""
+    before, after = job.text.split("def renew(", 1)
+    return replace(job, text=before + "def renew(" + after.replace(RENEW_MESSAGE, "ttl must be above 0", 1))
+
+
+def step_6_mutant():
+    (job,) = kill_matrix.prebuilt([next(m for m in load_mutants() if m.step == 6)])
+    return job
+
+
+def test_an_edit_to_one_function_re_runs_only_the_checks_that_can_call_it(fake_matrix):
+    job = step_6_mutant()
+    first, _ = kill_matrix.results([job])
+    again, ran = kill_matrix.results([edited_renew(job)])
+    # of step 6's checks, only the generated one calls renew: it alone runs again
+    generated = "test_step_6_random_calls_from_arbitrary_tables_keep_the_contract"
+    assert ran == 1 and fake_matrix[-1].checks == (generated,) and fake_matrix[-1].steps == (6,)
+    assert again == first and [r.check for r in again] == list(reach.checks_of(6))
+    assert kill_matrix.results([edited_renew(job)]) == (first, 0)
+
+
+def test_a_partial_run_that_loses_a_check_runs_every_check_and_is_kept_whole(fake_matrix):
+    job = step_6_mutant()
+    kill_matrix.results([job])
+    fake_matrix.timing_out = ("test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",)
+    found, ran = kill_matrix.results([edited_renew(job)])
+    # a check that hangs may stop the rest of its step in a full run: the partial run is replaced by one
+    assert [t.checks for t in fake_matrix[1:]] == [("test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",), None]
+    assert ran == 1 and [r.check for r in found] == list(reach.checks_of(6))
+    assert kill_matrix.results([edited_renew(job)]) == (found, 0) and len(fake_matrix) == 3
 
 
 def test_the_mutation_report_reuses_the_pre_built_mutants_of_make_check(fake_matrix):
@@ -91,10 +136,10 @@ def test_the_mutation_report_reuses_the_pre_built_mutants_of_make_check(fake_mat
 
 
 def test_the_checker_digest_covers_what_runs_the_checks_and_nothing_else():
-    names = {str(p.relative_to(kill_matrix.LAB_ROOT)) for p in kill_matrix.checker_files()}
+    names = {str(p.relative_to(LAB_ROOT)) for p in checker_files()}
     assert {"course.toml", "checks/conftest.py", "checks/pytest.ini", "lab/running/runner.py", "lab/running/child.py", "lab/running/recorder.py", "lab/sandbox/server.py"} <= names
-    assert not {"lab/reporters/terminal.py", "lab/cli.py", "lab/grading/classroom.py", "lab/grading/kill_matrix.py", "lab/cache.py", "lab/running/prediction_plugin.py"} & names
-    assert kill_matrix.LAB_ROOT / "lab" / "running" / "prediction_plugin.py" in kill_matrix.checker_files("lab.grading.predictions")
+    assert not {"lab/reporters/terminal.py", "lab/cli.py", "lab/grading/classroom.py", "lab/grading/kill_matrix.py", "lab/grading/checker_digest.py", "lab/cache.py", "lab/running/prediction_plugin.py"} & names
+    assert LAB_ROOT / "lab" / "running" / "prediction_plugin.py" in checker_files("lab.grading.predictions")
 
 
 def test_killed_by_names_each_failing_check_once_in_the_order_they_ran():

@@ -1,33 +1,40 @@
-"""The per-step cache of which steps an implementation passes (lab.mutation.passing): a re-run
-checks again only the steps whose reachable code changed, and a step that starts failing is seen."""
+"""Which steps an implementation passes (lab.mutation.passing), through the kill matrix's cached
+runs: a re-run checks again only the checks whose reachable code changed, and a step that starts
+failing is seen."""
 
 import shutil
 
 from lab import cache
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
-from lab.mutation import passing
+from lab.grading import kill_matrix
+from lab.mutation import passing, reach
 from lab.running.runner import Result
 
 RELEASE = "07-release/step.py"
 
 
 def fake_run(calls, failing=()):
-    """A stand-in for lab.running.runner.run: one result per step asked for, failed for `failing`."""
-    def run(targets):
+    """A stand-in for lab.running.runner.run: one result per check asked for, failed in `failing` steps."""
+    def run(targets, time_limit, lang):
         (target,) = targets
         calls.append(target.steps)
+        calls.checks = target.checks
         return [
-            Result(f"check_{n}", f"check_{n}", target.id, n, [], "failed" if n in failing else "passed", "", 0.0)
-            for n in target.steps
+            Result(f"{check}", check, target.id, n, [], "failed" if n in failing else "passed", "", 0.0)
+            for n in target.steps for check in reach.checks_of(n) if target.checks is None or check in target.checks
         ]
     return run
 
 
+class Calls(list):
+    checks = None  # the checks the last run was narrowed to (None: every check of its steps)
+
+
 def steps_of(impl, store, monkeypatch, failing=()):
-    calls = []
+    calls = Calls()
     monkeypatch.setattr(cache, "ROOT", store)
-    monkeypatch.setattr(passing, "run", fake_run(calls, failing))
+    monkeypatch.setattr(kill_matrix, "run", fake_run(calls, failing))
     source = assemble(read(impl, label="impl"))
     return passing.passing_steps(impl, "impl", source, lambda message: None), calls
 
@@ -41,7 +48,9 @@ def test_only_the_steps_that_reach_an_edited_function_run_again(tmp_path, monkey
     path = impl / RELEASE
     path.write_text(path.read_text().replace("    return cursor.rowcount == 1", "    released = cursor.rowcount == 1\n    return released"))
     # release is reached by step 7's checks and by step 8's generated check, never by 1-6
-    assert steps_of(impl, store, monkeypatch, failing=(7,)) == ((1, 2, 3, 4, 5, 6), [(7, 8)])
+    found, calls = steps_of(impl, store, monkeypatch, failing=(7,))
+    assert (found, calls) == ((1, 2, 3, 4, 5, 6), [(7, 8)])
+    assert calls.checks == (*reach.checks_of(7), "test_step_8_random_calls_from_arbitrary_tables_keep_the_contract")
     # the failure is cached too, and so is every other step's pass
     assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6), [])
 

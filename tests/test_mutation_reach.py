@@ -1,8 +1,9 @@
 """The reachability map that keys the kill matrix's cache (lab.mutation.reach) against the
-functions that each step's checks really call when they run on the reference.
+functions that each step's checks, and each check, really call when they run on the reference.
 
 If the map missed a function, an edit to it would leave stale verdicts in the cache; if it named
-too many, re-runs would be slower than they need to be. Both show up here.
+too many, re-runs would be slower than they need to be. Both show up here: a step's map must be
+exactly what its checks call, and each check's must include everything that check calls.
 """
 
 import ast
@@ -29,15 +30,25 @@ import atexit, functools, json, os
 from lab.model.course import load_course
 from lab.model.targets import Target
 
-CALLED = set()
+CALLED = {}  # check name -> the course functions called while it ran (its fixtures included)
+CHECKS = []  # (check name, its step) of every check collected, in order
+CURRENT = [None]
 FUNCTIONS = [step.function for step in load_course()]
 _load = Target.load
+
+
+def pytest_collection_modifyitems(items):
+    CHECKS.extend((item.originalname, item.callspec.params["lease"].steps[0]) for item in items)
+
+
+def pytest_runtest_setup(item):
+    CURRENT[0] = item.originalname
 
 
 def _recording(name, function):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        CALLED.add(name)
+        CALLED.setdefault(CURRENT[0], set()).add(name)
         return function(*args, **kwargs)
     return wrapper
 
@@ -52,7 +63,9 @@ def load(self, lang="en"):
 
 
 Target.load = load
-atexit.register(lambda: open(os.environ["CALLED_OUT"], "w").write(json.dumps(sorted(CALLED))))
+atexit.register(lambda: open(os.environ["CALLED_OUT"], "w").write(
+    json.dumps({"called": {check: sorted(names) for check, names in CALLED.items()}, "checks": CHECKS})
+))
 '''
 
 
@@ -72,13 +85,20 @@ def called_when_checked(step, tmp_path):
         cwd=LAB_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return set(json.loads(out.read_text()))
+    recorded = json.loads(out.read_text())
+    return {check: set(names) for check, names in recorded["called"].items()}, recorded["checks"]
 
 
 @pytest.mark.parametrize("step", STEPS)
 def test_the_map_names_exactly_the_functions_the_checks_call_on_the_reference(step, tmp_path):
     tree = ast.parse(assemble(read(SOLUTIONS_DIR, label="solutions")))
-    assert reach.reachable((step,), tree) == called_when_checked(step, tmp_path)
+    called, collected = called_when_checked(step, tmp_path)
+    assert reach.reachable((step,), tree) == set().union(*called.values())
+    # every check pytest collects is one the map knows, in the same order, and of this step
+    assert list(dict.fromkeys(check for check, _ in collected)) == list(reach.checks_of(step))
+    assert {own_step for _, own_step in collected} == {step}
+    for check, names in called.items():
+        assert names <= reach.reachable_from(reach.checks_of(step)[check], tree), check
 
 
 def test_every_step_has_check_files_and_every_check_file_a_step():
@@ -96,6 +116,26 @@ def test_an_edit_to_an_unreachable_function_body_keeps_the_text_and_one_to_a_rea
     # release is step 7's: the checks of step 6 cannot reach it, those of step 7 can
     assert reach.relevant_text(edited, (6,)) == reach.relevant_text(source, (6,))
     assert reach.relevant_text(edited, (7,)) != reach.relevant_text(source, (7,))
+
+
+def test_an_edit_to_renew_changes_the_text_of_the_checks_that_can_call_it_and_no_other():
+    source = assemble(read(SOLUTIONS_DIR, label="solutions"))
+    before, after = source.split("def renew(", 1)
+    edited = before + "def renew(" + after.replace("ttl must be positive", "ttl must be above 0", 1)
+    assert edited != source
+    changed = {
+        (step, check) for step in STEPS for check in reach.checks_of(step)
+        if reach.check_text(edited, step, check) != reach.check_text(source, step, check)
+    }
+    renews = {(5, check) for check in reach.checks_of(5)}
+    generated = {(step, f"test_step_{step}_random_calls_from_arbitrary_tables_keep_the_contract") for step in (6, 7, 8)}
+    assert changed == renews | generated
+
+
+def test_a_check_reaches_what_the_helpers_and_fixtures_of_its_file_name():
+    names = reach.checks_of(7)
+    assert names["test_after_a_release_the_next_claim_gets_the_next_fence"] == {"claim", "release"}
+    assert names["test_release_of_a_missing_job_is_false"] == {"release"}
 
 
 def test_decorators_and_defaults_of_unreachable_functions_still_count():

@@ -6,32 +6,32 @@ pre-built mutant is the reference with its one change, checked by its step
 stages (``Target(id, steps, module=name)``). Both run through lab.running.runner.run, in one child process
 per core.
 
-Each mutant's results are kept in the lab's cache store (lab.cache), keyed on what decides them:
-the part of its text that its steps' checks can reach (lab.mutation.reach), the checker
-(checker_digest), its id, steps and the time limit. Not the language, and no messages are kept
-(no report shows a mutant's): ``make check`` reuses what ``make check-step N`` computed,
-``LAB_LANG=ja`` what English did, the mutation report what ``make check`` did, and an edit to one
-function of the reference recomputes only the mutants whose checks reach it.
+Each check's results against a mutant are kept in the lab's cache store (lab.cache), keyed on
+what decides them: the part of the text that this one check can reach (lab.mutation.reach), the
+checker (lab.grading.checker_digest), the mutant's id, steps and the time limit. Not the
+language, and no messages are kept (no report shows a mutant's): ``make check`` reuses what
+``make check-step N`` computed, ``LAB_LANG=ja`` what English did, the mutation report what
+``make check`` did, and an edit to one function recomputes only the checks that can call it
+(of renew: step 5's, and the generated checks of steps 6-8), for each mutant. The mutation report
+sends the implementation itself through here too (lab.mutation.passing).
 """
 
-import ast
-import functools
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from importlib.metadata import version
 
 from lab import cache
-from lab.model.course import LAB_ROOT
+from lab.grading.checker_digest import checker_digest
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
-from lab.mutation.reach import relevant_text
+from lab.mutation.reach import check_text, checks_of, relevant_text
 from lab.running.runner import Result, run
+from lab.text.messages import say
 from lab.model.targets import Target
 
 NAMESPACE = "kill-matrix"
-RUNS_THE_CHECKS = "lab.running.runner"  # with what it imports or starts by name: the child, the recorder
+WHOLE = "every check"  # the key of a whole run's results, kept whole when it lost a check (see _keys)
+LOSSES = ("timeout", "crashed")
 
 
 @dataclass(frozen=True)
@@ -48,27 +48,39 @@ def prebuilt(mutants):
 
 
 def results(jobs, time_limit=10.0, lang="en", use_cache=True):
-    """(every job's results, in the jobs' order; how many jobs ran): the others came from the cache."""
-    keys = _keys(jobs, time_limit)
-    found = cached(jobs, time_limit, keys) if use_cache else {}
-    missing = [job.target for job in jobs if job.target.id not in found]
-    for target_id, own in _run_in_parallel(missing, time_limit, lang).items():
-        found[target_id] = own
-        cache.set(NAMESPACE, keys[target_id], [asdict(r) for r in own])
-    return [r for job in jobs for r in found[job.target.id]], len(missing)
+    """(every job's results, in the jobs' and the checks' order; how many jobs ran, wholly or in
+    part): the others came from the cache."""
+    checker = checker_digest()
+    keys = {job.target.id: _keys(job, time_limit, checker) for job in jobs}
+    found = {job.target.id: _cached(keys[job.target.id]) if use_cache else {} for job in jobs}
+    to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
+    ran = _run_in_parallel(to_run, time_limit, lang)
+    # A check of a partial run hung or crashed: that may change what the others report, run them all.
+    lost = {t.id: replace(t, steps=_steps(keys[t.id]), checks=None) for t in to_run if t.checks is not None and _lossy(ran[t.id], lang)}
+    ran.update(_run_in_parallel(list(lost.values()), time_limit, lang))
+    for target in to_run:
+        target = lost.get(target.id, target)
+        _store(target, ran[target.id], keys[target.id], found[target.id], lang)
+    return [r for job in jobs for r in _ordered(keys[job.target.id], found[job.target.id])], len(to_run)
 
 
-def cached(jobs, time_limit=10.0, keys=None):
+def cached(jobs, time_limit=10.0):
     """{target id: its results} of the jobs that would not run (see results)."""
-    keys = keys or _keys(jobs, time_limit)
+    checker = checker_digest()
     found = {}
-    for target_id, key in keys.items():
-        stored = cache.get(NAMESPACE, key)
-        try:
-            found[target_id] = [Result(**r) for r in stored]
-        except TypeError:  # not there, or written by another version of Result
-            continue
+    for job in jobs:
+        keys = _keys(job, time_limit, checker)
+        own = _cached(keys)
+        if not _narrowed(job.target, keys, own):
+            found[job.target.id] = _ordered(keys, own)
     return found
+
+
+def pending(job, time_limit=10.0):
+    """The steps of the job whose checks would run (see results): none when all are cached."""
+    keys = _keys(job, time_limit, checker_digest())
+    target = _narrowed(job.target, keys, _cached(keys))
+    return target.steps if target else ()
 
 
 def killed_by(results):
@@ -76,78 +88,86 @@ def killed_by(results):
     return list(dict.fromkeys(r.check for r in results if r.status != "passed"))
 
 
-def _keys(jobs, time_limit):
-    checker = checker_digest()
-    return {
-        job.target.id: cache.key(checker, job.target.id, repr(job.target.steps), str(float(time_limit)), relevant_text(job.text, job.target.steps))
-        for job in jobs
-    }
+def _keys(job, time_limit, checker):
+    """{(step, check): the key of one check's results, WHOLE: the key of a whole run's}.
+
+    A check's results depend on the text that it can reach, except in a run where some check
+    hung or crashed: its process was replaced and, after LOST_LIMIT losses, the rest of its step
+    was not run. Such a run is kept whole, keyed on the text that every check can reach."""
+    target, text = job.target, job.text
+    common = (checker, target.id, repr(target.steps), str(float(time_limit)))
+    keys = {(step, check): cache.key(*common, check, check_text(text, step, check)) for step in target.steps for check in checks_of(step)}
+    keys[WHOLE] = cache.key(*common, WHOLE, relevant_text(text, target.steps))
+    return keys
+
+
+def _cached(keys):
+    """{(step, check): its results} of the checks in the cache store, or {WHOLE: results}."""
+    whole = _stored(keys[WHOLE])
+    if whole is not None:
+        return {WHOLE: whole}
+    return {name: stored for name, key in keys.items() if name != WHOLE and (stored := _stored(key)) is not None}
+
+
+def _stored(key):
+    try:
+        return [Result(**r) for r in cache.get(NAMESPACE, key)]
+    except TypeError:  # not there, or written by another version of Result
+        return None
+
+
+def _narrowed(target, keys, found):
+    """The target with only its checks not found (every check when none is), or None when all are."""
+    missing = [name for name in keys if name != WHOLE and name not in found]
+    if WHOLE in found or not missing:
+        return None
+    if len(missing) == len(keys) - 1:
+        return target
+    return replace(target, steps=_steps(missing), checks=tuple(check for _, check in missing))
+
+
+def _store(target, results, keys, found, lang):
+    """Keep what the target's run found: each check's results under its own key, or the whole
+    run's under WHOLE when it ran every check and lost one (or ran one that reach.checks_of does
+    not know, which no check's key covers)."""
+    whole = _lossy(results, lang) or any((r.step, r.check) not in keys for r in results)
+    results = [_quiet(r) for r in results]
+    if target.checks is None and whole:
+        found.clear()
+        found[WHOLE] = results
+        cache.set(NAMESPACE, keys[WHOLE], [asdict(r) for r in results])
+        return
+    asked = [name for name in keys if name != WHOLE and (target.checks is None or name[1] in target.checks and name[0] in target.steps)]
+    for name in asked:
+        found[name] = [r for r in results if (r.step, r.check) == name]
+        cache.set(NAMESPACE, keys[name], [asdict(r) for r in found[name]])
+
+
+def _ordered(keys, found):
+    """The results of the checks in collection order: the keys' order, or the whole run's."""
+    return [r for name in keys if name in found for r in found[name]]
+
+
+def _steps(names):
+    return tuple(sorted({name[0] for name in names if name != WHOLE}))
+
+
+def _lossy(results, lang):
+    return any(r.status in LOSSES or r.message == say("not_run", lang) for r in results)
+
+
+def _quiet(result):
+    """Without what varies with the language and the machine: the message and the duration."""
+    return replace(result, message="", duration=0.0)
 
 
 def _run_in_parallel(targets, time_limit, lang):
-    """{target id: its results}, every target split over one child process per core. The
-    messages and durations are left out: they vary with the language and the machine."""
+    """{target id: its results}, every target split over one child process per core."""
     shares = max(1, min(os.cpu_count() or 1, len(targets)))
     chunks = [targets[i::shares] for i in range(shares) if targets[i::shares]]
     found = {target.id: [] for target in targets}
     with ThreadPoolExecutor(max(1, len(chunks))) as pool:
         for part in pool.map(lambda chunk: run(chunk, time_limit, lang), chunks):
             for result in part:
-                found[result.target].append(replace(result, message="", duration=0.0))
+                found[result.target].append(result)
     return found
-
-
-def checker_digest(*runs_too):
-    """What decides a check's outcome besides the code under test: the checker_files and the
-    versions of Python, pytest and Hypothesis."""
-    texts = (f"{p.relative_to(LAB_ROOT)}\0{p.read_text(encoding='utf-8')}" for p in checker_files(*runs_too))
-    return cache.key(*texts, sys.version, version("pytest"), version("hypothesis"))
-
-
-def checker_files(*runs_too):
-    """course.toml, the checks, and the lab modules that run them: those that lab.running.runner (and any
-    module of runs_too) imports or starts, and those the checks import. Not the rest of lab/: a
-    report, a command or the cache itself changes no check's outcome."""
-    checks = sorted(p for p in (LAB_ROOT / "checks").rglob("*") if p.suffix in (".py", ".ini") and "__pycache__" not in p.parts)
-    return [LAB_ROOT / "course.toml", *checks, *_lab_modules((RUNS_THE_CHECKS, *runs_too), checks)]
-
-
-def _lab_modules(names, files):
-    """The files of the named lab modules and of every lab module that they or files name:
-    imported, or a string such as "lab.running.child" (``python -m lab.running.child``), with their packages."""
-    todo = [*names, *(name for path in files if path.suffix == ".py" for name in _named(path))]
-    found = set()
-    while todo:
-        path = _module_file(todo.pop())
-        if path and path not in found:
-            found.add(path)
-            todo.extend(_named(path))
-    return sorted(found)
-
-
-def _named(path):
-    status = path.stat()
-    return _named_in(path, status.st_mtime_ns, status.st_size)
-
-
-@functools.lru_cache(maxsize=256)  # by the file's stamp: parsing every module costs 50 ms a key
-def _named_in(path, mtime, size):
-    """Every lab module name a file mentions: in an import or as a string."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.update([node.module, *(f"{node.module}.{alias.name}" for alias in node.names)])
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            names.add(node.value)
-    # a module's packages run first: lab.sandbox.remote imports lab/sandbox/__init__.py
-    return {".".join(parts[:n]) for name in names if (parts := name.split("."))[0] == "lab" for n in range(1, len(parts) + 1)}
-
-
-def _module_file(name):
-    path = LAB_ROOT.joinpath(*name.split("."))
-    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None

@@ -18,6 +18,7 @@ from pathlib import Path
 from lab import cache
 
 from lab.grading import kill_matrix
+from lab.grading.checker_digest import checker_digest
 from lab.model.course import PREDICTION_TEST, load_course
 from lab.model.implementation import assemble, display_path, read
 from lab.text.messages import say
@@ -139,7 +140,7 @@ def _key(text, mutants, time_limit, lang):
     the time limit (TIME_LIMIT=10 and 10.0 are one key) and the language (its messages are shown)."""
     reference = assemble(read(SOLUTIONS_DIR, label=REFERENCE))
     tried = [f"{job.target.id}\0{job.text}" for job in kill_matrix.prebuilt(mutants)]
-    return cache.key(kill_matrix.checker_digest(PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
+    return cache.key(checker_digest(PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
 
 
 def _run(to_run, time_limit, lang):

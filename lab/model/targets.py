@@ -31,6 +31,7 @@ class Target:
     mutant: str | None = None  # the id of a pre-built mutant
     module: str | None = None  # an importable module name (mutmut's staged copy)
     known_problems: tuple = ()  # (step, message): files that hang or end the process when run
+    checks: tuple | None = None  # the names of the checks to run, when not every check of the steps
 
     def load(self, lang="en"):
         """A fresh module for one check, with the problems found while building it."""
@@ -96,7 +97,8 @@ class Plan:
         with the target's id: the one pytest_generate_tests of the checks and the predictions."""
         if "lease" not in metafunc.fixturenames:
             return
-        targets = [t for t in self.targets if step(metafunc.definition) in t.steps]
+        name = metafunc.definition.originalname
+        targets = [t for t in self.targets if step(metafunc.definition) in t.steps and (t.checks is None or name in t.checks)]
         metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
 
     def dump(self, path):
@@ -117,4 +119,5 @@ class Plan:
 
 def _target(data):
     known = tuple((step, message) for step, message in data.get("known_problems", ()))
-    return Target(**{**data, "steps": tuple(data["steps"]), "known_problems": known})
+    checks = None if data.get("checks") is None else tuple(data["checks"])
+    return Target(**{**data, "steps": tuple(data["steps"]), "known_problems": known, "checks": checks})

@@ -1,10 +1,12 @@
-"""Which part of a module a step's checks can reach, so that cached verdicts outlive edits elsewhere.
+"""Which part of a module a check can reach, so that cached verdicts outlive edits elsewhere.
 
 A check calls the code under test by name (``call(lease, "claim", ...)``, ``lease.claim``); a
-function may call others of the same module (claim_many calls claim). The functions that the
-checks of some steps can reach are those named in the steps' check files, closed over the
-module's own calls. A verdict of those checks depends only on the text of those functions and
-of the module-level code (imports, constants), so that is the text a cache is keyed on.
+function may call others of the same module (claim_many calls claim). The functions that one
+check can reach are those named in its own code and in the helpers, fixtures and constants of
+its check file that it uses, closed over the module's own calls; a step's checks reach the
+union of theirs. A verdict depends only on the text of those functions and of the module-level
+code (imports, constants), so that is the text a cache is keyed on: an edit to renew re-runs
+the checks that can call renew, not every check of the steps after it.
 
 Names are found by over-approximation: any string constant, attribute or bare name equal to a
 function's name counts as a call. tests/test_mutation_reach.py compares the map with the functions
@@ -12,6 +14,7 @@ that the checks actually call on the reference.
 """
 
 import ast
+import copy
 import functools
 import re
 
@@ -28,26 +31,53 @@ def check_files(step):
 
 
 @functools.cache
-def named_by_checks(step):
-    """The course functions named anywhere in the step's check files.
+def checks_of(step):
+    """{check name: the course functions it names}, for every check of the step's check files, in
+    the files' order (the order pytest collects them in).
 
-    conftest.py and support.py are left out: they call only the function a check names
-    (support.call(lease, name)), and support.PARAMETERS names every one of them. A step's
-    generated check (sequences.model_check) calls every function of the steps up to its own.
+    A check is a top-level ``def test_...`` or a name ``test_... = model_check(...)``. It names
+    what its own code names, what the helpers, fixtures and classes of its file that it uses
+    name, and what the file's other module-level code (constants, imports) names. conftest.py and
+    support.py are left out: they call only the function a check names (support.call(lease,
+    name)), and support.PARAMETERS names every one of them. A generated check
+    (sequences.model_check) calls every function of the steps up to its own.
     """
     course = {s.function for s in load_course()}
-    named = set()
+    found = {}
     for path in check_files(step):
-        named |= _names(ast.parse(path.read_text(encoding="utf-8")))
-    if MODEL_CHECK in named:  # it drives every function of the steps up to its own
-        named |= {s.function for s in load_course()[:step]}
-    return frozenset(named & course)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        helpers, shared, checks = {}, set(), {}
+        for node in tree.body:
+            name = _bound_name(node)
+            if name and name.startswith("test"):
+                checks[name] = node
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                helpers[node.name] = node
+            else:
+                shared |= _names(node)
+        for name, node in checks.items():
+            named = _closure(_names(node) | shared, helpers)
+            if MODEL_CHECK in named:  # it drives every function of the steps up to its own
+                named |= {s.function for s in load_course()[:step]}
+            found[name] = frozenset(named & course)
+    return found
+
+
+@functools.cache
+def named_by_checks(step):
+    """The course functions named by any check of the step."""
+    return frozenset().union(*checks_of(step).values())
 
 
 def reachable(steps, tree):
     """The names of the module's top-level functions that the checks of these steps can reach."""
+    return reachable_from(frozenset().union(*(named_by_checks(step) for step in steps)), tree)
+
+
+def reachable_from(named, tree):
+    """The names of the module's top-level functions that code naming these functions can reach."""
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
-    todo = [name for step in steps for name in named_by_checks(step) if name in functions]
+    todo = [name for name in named if name in functions]
     # module-level code runs on import and is always kept: what it names is reached too
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -61,27 +91,67 @@ def reachable(steps, tree):
     return seen
 
 
-@functools.lru_cache(maxsize=1024)  # a report asks for each mutant's key twice (see matrix.peek)
 def relevant_text(text, steps):
     """The module text minus the bodies of the functions the checks of these steps cannot reach."""
+    return text_reached_from(text, frozenset().union(*(named_by_checks(step) for step in steps)))
+
+
+def check_text(text, step, check):
+    """The module text minus the bodies of the functions that one check of the step cannot reach."""
+    return text_reached_from(text, checks_of(step)[check])
+
+
+@functools.lru_cache(maxsize=4096)  # a report asks for each check's key of each mutant twice (see matrix.peek)
+def text_reached_from(text, named):
+    """The module text minus the bodies of the functions that code naming `named` cannot reach."""
     if not text:
         return ""
     try:
-        tree = ast.parse(text)
+        tree = _parsed(text)
     except SyntaxError:
         return text
-    keep = reachable(steps, tree)
+    keep = reachable_from(named, tree)
     lines = text.splitlines(keepends=True)
     parts = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name not in keep:
             # Its decorators and default values still run on import: keep all but the body.
-            node.body = [ast.Expr(ast.Constant(...))]
-            parts.append(ast.unparse(node))
+            stub = copy.copy(node)  # the tree is shared (see _parsed): change a copy only
+            stub.body = [ast.Expr(ast.Constant(...))]
+            parts.append(ast.unparse(stub))
             continue
         start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
         parts.append("".join(lines[start : node.end_lineno]))
     return "\n".join(parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text):
+    """The tree of a module text: each mutant's text is cut once for each of its checks."""
+    return ast.parse(text)
+
+
+def _bound_name(node):
+    """The name a top-level statement defines: a def or class, or the one target of an assignment."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+def _closure(named, helpers):
+    """The names used by code naming `named`, through the helpers (name -> node) it uses."""
+    todo, seen = [n for n in named if n in helpers], set()
+    named = set(named)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            more = _names(helpers[name])
+            named |= more
+            todo.extend(n for n in more if n in helpers)
+    return named
 
 
 def _names(tree):
@@ -94,4 +164,6 @@ def _names(tree):
             found.add(node.attr)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.add(node.value)
+        elif isinstance(node, ast.arg):  # a check's or helper's parameter: a fixture it uses
+            found.add(node.arg)
     return found

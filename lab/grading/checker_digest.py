@@ -1,0 +1,72 @@
+"""What decides a check's outcome besides the code under test: the checker's own files.
+
+Every cache of check results (lab.grading.kill_matrix, lab.grading.predictions, lab.learner.verdicts)
+is keyed on checker_digest(), so that an edit to a check, to the course or to the code that runs
+the checks computes them again, and an edit to a report or a command does not.
+"""
+
+import ast
+import functools
+import sys
+from importlib.metadata import version
+
+from lab import cache
+from lab.model.course import LAB_ROOT
+
+RUNS_THE_CHECKS = "lab.running.runner"  # with what it imports or starts by name: the child, the recorder
+
+
+def checker_digest(*runs_too):
+    """What decides a check's outcome besides the code under test: the checker_files and the
+    versions of Python, pytest and Hypothesis."""
+    texts = (f"{p.relative_to(LAB_ROOT)}\0{p.read_text(encoding='utf-8')}" for p in checker_files(*runs_too))
+    return cache.key(*texts, sys.version, version("pytest"), version("hypothesis"))
+
+
+def checker_files(*runs_too):
+    """course.toml, the checks, and the lab modules that run them: those that lab.running.runner (and any
+    module of runs_too) imports or starts, and those the checks import. Not the rest of lab/: a
+    report, a command or the cache itself changes no check's outcome."""
+    checks = sorted(p for p in (LAB_ROOT / "checks").rglob("*") if p.suffix in (".py", ".ini") and "__pycache__" not in p.parts)
+    return [LAB_ROOT / "course.toml", *checks, *_lab_modules((RUNS_THE_CHECKS, *runs_too), checks)]
+
+
+def _lab_modules(names, files):
+    """The files of the named lab modules and of every lab module that they or files name:
+    imported, or a string such as "lab.running.child" (``python -m lab.running.child``), with their packages."""
+    todo = [*names, *(name for path in files if path.suffix == ".py" for name in _named(path))]
+    found = set()
+    while todo:
+        path = _module_file(todo.pop())
+        if path and path not in found:
+            found.add(path)
+            todo.extend(_named(path))
+    return sorted(found)
+
+
+def _named(path):
+    status = path.stat()
+    return _named_in(path, status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=256)  # by the file's stamp: parsing every module costs 50 ms a key
+def _named_in(path, mtime, size):
+    """Every lab module name a file mentions: in an import or as a string."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.update([node.module, *(f"{node.module}.{alias.name}" for alias in node.names)])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    # a module's packages run first: lab.sandbox.remote imports lab/sandbox/__init__.py
+    return {".".join(parts[:n]) for name in names if (parts := name.split("."))[0] == "lab" for n in range(1, len(parts) + 1)}
+
+
+def _module_file(name):
+    path = LAB_ROOT.joinpath(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
