@@ -79,7 +79,7 @@ bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlit
 	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG)
 
 mutation-report: IMPL = solutions
-mutation-report: $(STAMP) ## mutmut over IMPL (default solutions) with a kill matrix: reports/mutation/
+mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
 	@$(PY) -m lab mutation --impl "$(IMPL)"
 
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught

@@ -64,18 +64,6 @@ def results(jobs, time_limit=10.0, lang="en", use_cache=True):
     return [r for job in jobs for r in _ordered(keys[job.target.id], found[job.target.id])], len(to_run)
 
 
-def cached(jobs, time_limit=10.0):
-    """{target id: its results} of the jobs that would not run (see results)."""
-    checker = checker_digest()
-    found = {}
-    for job in jobs:
-        keys = _keys(job, time_limit, checker)
-        own = _cached(keys)
-        if not _narrowed(job.target, keys, own):
-            found[job.target.id] = _ordered(keys, own)
-    return found
-
-
 def pending(job, time_limit=10.0):
     """The steps of the job whose checks would run (see results): none when all are cached."""
     keys = _keys(job, time_limit, checker_digest())

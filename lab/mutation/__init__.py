@@ -1,1 +1,1 @@
-"""The mutation report: mutmut 3 over an implementation, each mutant through the checker's kill matrix."""
+"""The mutation report: mutmut 3's mutants of an implementation, each through the checker's kill matrix."""

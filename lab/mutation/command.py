@@ -2,7 +2,7 @@
 
 Exit status (lab/model/status.py): ALL_PASS when every non-equivalent mutmut mutant is killed,
 SOME_FAIL when some survive, USAGE when the report could not be made (a usage error, code whose
-step 1 does not pass, a ledger that is not valid TOML, or mutmut could not run).
+step 1 does not pass, a ledger that is not valid TOML, or mutmut could not write its mutants).
 """
 
 import argparse
@@ -29,13 +29,12 @@ def main(argv=None):
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
     parser.add_argument("--ledger", default=str(LEARNER_LEDGER), help="your own reviewed equivalents, read for any IMPL but the reference")
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
-    parser.add_argument("--verbose", action="store_true", help="show mutmut's own progress")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
         stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
         stage_dir.parent.mkdir(exist_ok=True)
-        report = build(args.impl, stage_dir=stage_dir, echo=args.verbose, learner_ledger=Path(args.ledger))
+        report = build(args.impl, stage_dir=stage_dir, learner_ledger=Path(args.ledger))
     except (UsageError, MutmutFailed, LedgerError) as error:
         print(say("command.mutation_failed", error=error), file=sys.stderr)
         return ExitStatus.USAGE

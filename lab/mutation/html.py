@@ -96,7 +96,6 @@ def _mutant(m):
     status = "equivalent" if m.equivalent else m.status
     killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or "none"
     extra = f"<br>equivalent: <b>{escape(m.equivalent.id)}</b>: {escape(m.equivalent.reason)}" if m.equivalent else ""
-    extra += f"<br>note: {escape(m.note)}" if m.note else ""
     return (
         f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(status)}" '
         f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '

@@ -1,46 +1,43 @@
-"""The report's mutants through the checker's kill matrix, beside mutmut's run.
+"""The report's mutants through the checker's kill matrix: the one runner of their checks.
 
-Each mutant runs against its own step's checks. One that mutmut saw killed while none of those
-checks fails is killed only by a later step's check (claim_many calls claim): it runs again with
-the later steps, so that its killers are named too. Where both are known before the checker
-starts (mutmut keeps the verdicts of functions it does not re-test; the matrix cache has the
-first run), that second run joins the first instead of waiting for mutmut.
+Each mutant runs against its own step's checks. A mutmut mutant that none of them kills may be
+killed by a later step's check (claim_many calls claim): it runs again with the later steps, so
+that its killers are named too, and survives only when none of theirs kills it either.
 """
 
 from lab.grading.kill_matrix import killed_by
 from lab.mutation import matrix
-from lab.mutation.model import DETECTED
 
 
-def run(mutants, mutmut, source, steps, stage_dir, progress):
-    """Each mutant's results by id (those of its run with the later steps, where it had one);
-    the status of each of mutmut's mutants set to mutmut's verdict on the way.
-
-    mutmut: the build's MutmutRun, whose verdicts are read once the first runs have ended.
-    """
-    jobs = Jobs(mutmut.variants, source, steps)
+def run(mutants, variants, source, steps, stage_dir, progress):
+    """Each mutant's results by id (those of its run with the later steps, where it had one),
+    and its status set from them: killed, survived or timeout."""
+    jobs = Jobs(variants, source, steps)
     first = jobs.first(mutants)
-    cached = matrix.peek(first)
-    early = [jobs.with_later_steps(m) for m in mutants if m.id not in mutmut.testing and jobs.needs_later_steps(m, cached.get(m.id), mutmut.known.get(m.id))]
     progress(f"kill matrix: {len(first)} mutants through the checker ...")
-    results, ran = matrix.kill_matrix(first + early, stage_dir)
-    verdicts = mutmut.verdicts()
-    progress("mutmut: done")
+    results, ran = matrix.kill_matrix(first, stage_dir)
+    again = {m.id: jobs.with_later_steps(m) for m in mutants if jobs.needs_later_steps(m, results.get(m.id))}
+    if again:
+        later, ran_later = matrix.kill_matrix(list(again.values()), stage_dir)
+        results.update({m_id: later[job[0]] for m_id, job in again.items()})
+        ran += ran_later
+    progress(f"kill matrix: {ran} mutants ran, {len(first) + len(again) - ran} from the cache")
     for m in mutants:
-        if m.origin == "mutmut" and not m.equivalent:
-            m.status = verdicts.get(m.id, "not checked")
-    again = {m.id: jobs.with_later_steps(m) for m in mutants if jobs.needs_later_steps(m, results.get(m.id), m.status)}
-    late = [job for job in again.values() if job[0] not in results]
-    if late:
-        more, ran_late = matrix.kill_matrix(late, stage_dir)
-        results.update(more)
-        ran += ran_late
-    progress(f"kill matrix: {ran} mutants ran, {len(first) + len(early) + len(late) - ran} from the cache")
-    # the later-steps results replace the first ones; early runs no longer needed are dropped
-    later_ids = {job[0] for job in early + late}
-    kept = {target: found for target, found in results.items() if target not in later_ids}
-    kept.update({m_id: results[job[0]] for m_id, job in again.items()})
-    return kept
+        if m.id in results:
+            m.status = status(results[m.id])
+    return results
+
+
+def status(results):
+    """A mutant's status from its checks' results, in mutmut's words."""
+    statuses = {r.status for r in results}
+    if not statuses:
+        return "not checked"
+    if statuses == {"passed"}:
+        return "survived"
+    if statuses & {"failed", "error", "crashed", "not_implemented"}:
+        return "killed"
+    return "timeout"
 
 
 class Jobs:
@@ -51,11 +48,11 @@ class Jobs:
         self.by_id, self.source, self.steps = {v.name: v for v in variants}, source, steps
 
     def first(self, mutants):
-        """Each mutant against its own step's checks; mutmut's equivalents and its mutants of
-        steps whose checks do not pass are not run."""
+        """Each mutant against its own step's checks; mutmut's equivalents, and its mutants that
+        no check of the steps that pass can call, are not run."""
         jobs = []
         for m in mutants:
-            if m.origin == "mutmut" and m.step in self.steps and not m.equivalent:
+            if m.origin == "mutmut" and m.status == "not checked":
                 jobs.append((m.id, (m.step,), self.by_id[m.id].module(self.source), None))
             elif m.origin == "pre-built":
                 jobs.append((m.id, (m.step,), None, m.id))
@@ -65,10 +62,7 @@ class Jobs:
         """Its run with the later steps too; its own id keeps its cache entry beside the first."""
         return (f"{m.id} with later steps", tuple(s for s in self.steps if s >= m.step), self.by_id[m.id].module(self.source), None)
 
-    def needs_later_steps(self, m, own, status):
-        """mutmut saw it killed (status), only by a later step's check (its own results, own,
-        name no killer): it runs again with the later steps, so that its killers are named too."""
-        return (
-            m.origin == "mutmut" and not m.equivalent and own is not None and status in DETECTED
-            and not killed_by(own) and any(s > m.step for s in self.steps)
-        )
+    def needs_later_steps(self, m, own):
+        """A mutmut mutant that its own step's checks (own: their results) do not kill, when
+        later steps pass: it runs again with them."""
+        return m.origin == "mutmut" and own is not None and not killed_by(own) and any(s > m.step for s in self.steps)

@@ -11,16 +11,17 @@ from lab.mutation.model import Mutant, change_location, text_location
 
 
 def mutmut_mutants(variants, source, file_name, steps, ledger):
-    """mutmut's Variants of source (named file_name in the report) as Mutants: not checked yet,
-    or equivalent when the ledger says so."""
+    """mutmut's Variants of source (named file_name in the report) as Mutants: not checked yet;
+    equivalent when the ledger says so; "no tests" when no check of the steps can call it."""
     step_of, first_lines = _step_of_function(source, steps), _first_lines(source)
+    reached = reach.reachable(steps, ast.parse(source))
     mutants = []
     for v in variants:
         location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
-        equivalence = ledger.match(v)
+        equivalence, step = ledger.match(v), step_of(v.function)
+        status = "equivalent" if equivalence else "not checked" if step in steps and v.function in reached else "no tests"
         mutants.append(Mutant(
-            id=v.name, origin="mutmut", step=step_of(v.function), function=v.function,
-            status="equivalent" if equivalence else "not checked", diff=v.diff(),
+            id=v.name, origin="mutmut", step=step, function=v.function, status=status, diff=v.diff(),
             file=file_name, location=location, replacement=replacement, equivalent=equivalence,
         ))
     return mutants

@@ -10,7 +10,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from lab.grading.kill_matrix import Job, cached, prebuilt, results
+from lab.grading.kill_matrix import Job, prebuilt, results
 from lab.model.mutants import load_mutants
 from lab.model.targets import Target
 
@@ -41,11 +41,6 @@ def kill_matrix(jobs, stage_dir, time_limit=10.0):
     for result in found:
         by_target[result.target].append(result)
     return by_target, ran
-
-
-def peek(jobs):
-    """The cached results of those jobs that would not run (see kill_matrix), per target id."""
-    return cached(_jobs(jobs))
 
 
 def _jobs(jobs):

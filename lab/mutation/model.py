@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from lab.model.course import load_course
 
-DETECTED = ("killed", "timeout")  # mutmut's words for a mutant the checks caught
+DETECTED = ("killed", "timeout")  # a mutant the checks caught (lab.mutation.kill_runs.status)
 
 
 @dataclass
@@ -15,7 +15,7 @@ class Mutant:
     origin: str  # "mutmut" or "pre-built"
     step: int
     function: str
-    status: str  # killed, survived, timeout, no tests, ... (mutmut's words; the checker's for pre-built)
+    status: str  # killed, survived, timeout; no tests (no check can call it), equivalent, not checked
     diff: str
     file: str  # the report's name of the source it changes
     location: tuple  # (start line, start column, end line, end column), 1-based, end exclusive
@@ -23,7 +23,6 @@ class Mutant:
     killed_by: list = field(default_factory=list)
     equivalent: object = None  # an equivalents.Equivalence
     clause: str | None = None  # the clause a pre-built mutant breaks
-    note: str = ""  # where mutmut and the checker disagree
 
     @property
     def scored(self):

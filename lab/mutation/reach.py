@@ -101,7 +101,7 @@ def check_text(text, step, check):
     return text_reached_from(text, checks_of(step)[check])
 
 
-@functools.lru_cache(maxsize=4096)  # a report asks for each check's key of each mutant twice (see matrix.peek)
+@functools.lru_cache(maxsize=4096)  # pending() and results() ask for the same keys
 def text_reached_from(text, named):
     """The module text minus the bodies of the functions that code naming `named` cannot reach."""
     if not text:

@@ -34,8 +34,6 @@ def as_dict(report):
         }
         if m.equivalent:
             entry["statusReason"] = f"equivalent ({m.equivalent.id}): {m.equivalent.reason}"
-        elif m.note:
-            entry["statusReason"] = m.note
         files[m.file]["mutants"].append(entry)
     tests = {}
     for check, file in report.checks:

@@ -1,0 +1,107 @@
+"""The mutation report's one runner (lab.mutation.kill_runs, lab.mutation.listing): each mutant
+against its step's checks, again with the later steps when those do not kill it, its status from
+the checks' results; a mutant that no check can call is not run."""
+
+import pytest
+
+from lab.model.implementation import assemble, read
+from lab.model.mutants import SOLUTIONS_DIR
+from lab.mutation import equivalents, kill_runs, listing, matrix
+from lab.mutation.variants import Variant
+from lab.running.runner import Result
+
+SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
+EVERY_STEP = (1, 2, 3, 4, 5, 6, 7, 8)
+
+
+def variant(function, number, source=SOURCE):
+    """A stand-in mutant of function: its text unchanged but for a comment."""
+    start = source.index(f"def {function}(")
+    end = source.find("\ndef ", start + 1)
+    original = source[start : end if end != -1 else len(source)].rstrip()
+    return Variant(f"lease.x_{function}__mutmut_{number}", function, number, original, original + f"  # mutant {number}")
+
+
+class Calls(list):
+    failing = frozenset()  # (mutant id, step) whose check fails
+
+
+@pytest.fixture
+def matrix_run(monkeypatch):
+    """A stand-in for the kill matrix: every job's checks pass, but those in `failing` (by mutant
+    id and step) fail. Returns the jobs it was given, call by call."""
+    calls = Calls()
+
+    def kill_matrix(jobs, stage_dir):
+        calls.append(jobs)
+        found = {}
+        for target_id, steps, _text, _prebuilt in jobs:
+            mutant = target_id.removesuffix(" with later steps")
+            found[target_id] = [
+                Result(f"check_{s}", f"check_{s}", target_id, s, [], "failed" if (mutant, s) in calls.failing else "passed", "", 0.0)
+                for s in steps
+            ]
+        return found, len(jobs)
+
+    monkeypatch.setattr(matrix, "kill_matrix", kill_matrix)
+    return calls
+
+
+@pytest.fixture
+def mutants():
+    found = [variant("claim", 1), variant("claim", 2), variant("release", 3)]
+    return found, listing.mutmut_mutants(found, SOURCE, "solutions.py", EVERY_STEP, equivalents.Ledger())
+
+
+def test_a_mutant_its_own_steps_checks_kill_runs_once(matrix_run, mutants):
+    found, listed = mutants
+    matrix_run.failing = {("lease.x_claim__mutmut_1", 4)}
+    results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, None, lambda message: None)
+    claim = next(m for m in listed if m.id == "lease.x_claim__mutmut_1")
+    assert claim.status == "killed" and [r.check for r in results[claim.id]] == ["check_4"]
+    assert "lease.x_claim__mutmut_1 with later steps" not in [job[0] for job in matrix_run[-1]]
+
+
+def test_a_mutant_only_a_later_step_kills_runs_again_with_the_later_steps(matrix_run, mutants):
+    found, listed = mutants
+    matrix_run.failing = {("lease.x_claim__mutmut_2", 8)}  # claim_many calls claim
+    results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, None, lambda message: None)
+    claim = next(m for m in listed if m.id == "lease.x_claim__mutmut_2")
+    assert claim.status == "killed"
+    assert [(r.step, r.status) for r in results[claim.id]] == [(4, "passed"), (5, "passed"), (6, "passed"), (7, "passed"), (8, "failed")]
+    assert ("lease.x_claim__mutmut_2 with later steps", (4, 5, 6, 7, 8)) in [job[:2] for job in matrix_run[-1]]
+
+
+def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_run, mutants):
+    found, listed = mutants
+    kill_runs.run(listed, found, SOURCE, EVERY_STEP, None, lambda message: None)
+    release = next(m for m in listed if m.id == "lease.x_release__mutmut_3")
+    assert release.status == "survived"
+    assert ("lease.x_release__mutmut_3 with later steps", (7, 8)) in [job[:2] for job in matrix_run[-1]]
+
+
+def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run(matrix_run):
+    found = [variant("renew", 1), variant("claim", 2)]
+    listed = listing.mutmut_mutants(found, SOURCE, "solutions.py", (1, 2, 3, 4), equivalents.Ledger())
+    assert [m.status for m in listed] == ["no tests", "not checked"]
+    kill_runs.run(listed, found, SOURCE, (1, 2, 3, 4), None, lambda message: None)
+    assert [job[0] for call in matrix_run for job in call] == ["lease.x_claim__mutmut_2"]
+    assert listed[0].status == "no tests" and not listed[0].scored
+
+
+def test_a_helper_that_no_check_can_call_has_no_tests():
+    source = SOURCE + "\n\ndef _unused(path):\n    return path\n"
+    found = [variant("_unused", 1, source)]
+    (mutant,) = listing.mutmut_mutants(found, source, "solutions.py", EVERY_STEP, equivalents.Ledger())
+    assert mutant.status == "no tests"
+
+
+def test_a_status_is_read_from_the_checks_results():
+    def results(*statuses):
+        return [Result(f"n{i}", f"c{i}", "m", 1, [], status, "", 0.0) for i, status in enumerate(statuses)]
+
+    assert kill_runs.status(results("passed", "passed")) == "survived"
+    assert kill_runs.status(results("passed", "failed", "timeout")) == "killed"
+    assert kill_runs.status(results("passed", "timeout")) == "timeout"
+    assert kill_runs.status(results("crashed")) == "killed"
+    assert kill_runs.status([]) == "not checked"
