@@ -1,8 +1,8 @@
 """The mutation report's mutants through the kill matrix (lab.grading.kill_matrix), to learn which checks kill them.
 
-mutmut records only whether a mutant was killed. Here each mutmut mutant becomes a whole module
-file in the stage, which the checks import as a module target; the pre-built mutants are
-checked as ``make check`` checks them, and share its cached results.
+Each mutmut mutant becomes a whole module file in the stage, which the checks import as a module
+target (without mutmut's trampoline); the pre-built mutants are checked as ``make check`` checks
+them, and share its cached results.
 """
 
 import functools
