@@ -28,7 +28,7 @@ settings.register_profile(
 settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 PLAN = Plan.from_environment()
-settings.load_profile("kill-matrix" if all(target.mutant or target.module for target in PLAN.targets) else "lab")
+settings.load_profile("kill-matrix" if all(target.mutant or target.module_file for target in PLAN.targets) else "lab")
 # Hypothesis shrinks a failure for up to five minutes: bound it to a quarter of the time limit,
 # so that a found counterexample is reported (perhaps a little longer than the shortest) instead
 # of the check running out of time while shrinking.

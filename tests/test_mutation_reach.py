@@ -72,10 +72,11 @@ atexit.register(lambda: open(os.environ["CALLED_OUT"], "w").write(
 def called_when_checked(step, tmp_path):
     (tmp_path / "called_recorder.py").write_text(RECORDER, encoding="utf-8")
     plan = tmp_path / "plan.json"
-    # The reference as an importable module, loaded in the checks' process: a learner's folder
+    # The reference as one module file, loaded in the checks' process: a learner's folder
     # would run in a learner process of its own, out of the recorder's sight.
     (tmp_path / "reference_lease.py").write_text(assemble(read(SOLUTIONS_DIR, label="solutions")), encoding="utf-8")
-    plan.write_text(json.dumps({"targets": [asdict(Target("reference", (step,), module="reference_lease"))]}))
+    module_file = str(tmp_path / "reference_lease.py")
+    plan.write_text(json.dumps({"targets": [asdict(Target("reference", (step,), module_file=module_file))]}))
     out = tmp_path / "called.json"
     env = {**os.environ, PLAN_VARIABLE: str(plan), "CALLED_OUT": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), str(LAB_ROOT), env.get("PYTHONPATH")]))

@@ -3,7 +3,7 @@
 A mutant is a Job: a target of the runner and the text of the module its checks import. A
 pre-built mutant is the reference with its one change, checked by its step
 (``Target(id, (step,), mutant=id)``); a mutmut mutant is a module that lab/mutation/matrix.py
-stages (``Target(id, steps, module=name)``). Both run through lab.running.runner.run, in one child process
+stages whole (``Target(id, steps, module_file=path)``). Both run through lab.running.runner.run, in one child process
 per core.
 
 Each check's results against a mutant are kept in the lab's cache store (lab.cache), keyed on

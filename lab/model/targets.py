@@ -4,7 +4,6 @@ The parent process writes a plan (JSON) naming the targets; the checks' ``lease`
 parametrised over them inside the child process that runs pytest.
 """
 
-import importlib
 import json
 import os
 import tempfile
@@ -13,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 
 from lab.model.course import load_course
-from lab.model.implementation import LoadedImplementation, load, read
+from lab.model.implementation import load, read
 from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.model.outcomes import LoadFailure
@@ -29,14 +28,12 @@ class Target:
     steps: tuple  # the steps whose checks run against this target
     impl: str | None = None  # a steps-like folder or a .py file
     mutant: str | None = None  # the id of a pre-built mutant
-    module: str | None = None  # an importable module name (mutmut's staged copy)
+    module_file: str | None = None  # one module file of the lab's own: a mutmut mutant, staged whole
     known_problems: tuple = ()  # (step, message): files that hang or end the process when run
     checks: tuple | None = None  # the names of the checks to run, when not every check of the steps
 
     def load(self, lang="en"):
         """A fresh module for one check, with the problems found while building it."""
-        if self.module:
-            return _import(self.module)
         return load(_implementation(self), lang=lang, known=dict(self.known_problems))
 
     def module_for(self, step, lang="en"):
@@ -68,16 +65,7 @@ def _implementation(target):
     if target.mutant:
         mutant = next(m for m in load_mutants() if m.id == target.mutant)
         return apply(mutant)
-    return read(target.impl, label=target.id)
-
-
-def _import(name):
-    module = importlib.import_module(name)
-    loaded = LoadedImplementation(module)
-    for step in load_course():
-        if not callable(getattr(module, step.function, None)):
-            loaded.problems[step.number] = f"module {name} defines no `{step.function}`"
-    return loaded
+    return read(target.impl or target.module_file, label=target.id)
 
 
 @dataclass
