@@ -19,8 +19,18 @@ RUNS_THE_CHECKS = "lab.running.runner"  # with what it imports or starts by name
 def checker_digest(*runs_too):
     """What decides a check's outcome besides the code under test: the checker_files and the
     versions of Python, pytest and Hypothesis."""
-    texts = (f"{p.relative_to(LAB_ROOT)}\0{p.read_text(encoding='utf-8')}" for p in checker_files(*runs_too))
+    return _digest(tuple(_stamp(path) for path in checker_files(*runs_too)))
+
+
+@functools.lru_cache(maxsize=16)  # by the files' stamps: a report asks for it once per kill matrix run
+def _digest(stamps):
+    texts = (f"{path.relative_to(LAB_ROOT)}\0{path.read_text(encoding='utf-8')}" for path, *_ in stamps)
     return cache.key(*texts, sys.version, version("pytest"), version("hypothesis"))
+
+
+def _stamp(path):
+    status = path.stat()
+    return path, status.st_mtime_ns, status.st_size
 
 
 def checker_files(*runs_too):
@@ -45,8 +55,7 @@ def _lab_modules(names, files):
 
 
 def _named(path):
-    status = path.stat()
-    return _named_in(path, status.st_mtime_ns, status.st_size)
+    return _named_in(*_stamp(path))
 
 
 @functools.lru_cache(maxsize=256)  # by the file's stamp: parsing every module costs 50 ms a key

@@ -10,26 +10,28 @@ from lab.model.course import load_course
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import equivalents, kill_runs, listing, passing, stage, variants
 from lab.mutation.model import Report
+from lab.text.messages import words_of
 
 REFERENCE_FILE = "solutions.py"
 
 
-def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equivalents.LEARNER_LEDGER):
+def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equivalents.LEARNER_LEDGER, lang="en"):
     started = time.monotonic()
+    words = words_of("mutation", lang)
     progress = progress or (lambda message: print(f"[{time.monotonic() - started:5.1f} s] {message}", flush=True))
-    implementation = read(impl)
+    implementation = read(impl, lang=lang)
     label = display_path(impl).rstrip("/")
     source = assemble(implementation)
     file_name = label if label.endswith(".py") else f"{label}.py"
 
     stage.stage(source, stage_dir)
     generating = stage.start_generating(stage_dir)  # beside the checks below, on the other core
-    steps = _planned_steps(impl, label, source, file_name, generating, stage_dir, progress)
+    steps = _planned_steps(impl, label, source, file_name, generating, stage_dir, progress, lang)
     is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
     # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
     ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, learner_ledger)
     found = variants.read_variants(stage.generated(generating, stage_dir), stage.MODULE, source)
-    progress(f"mutmut: {len(found)} mutants")
+    progress(words("mutants", count=len(found)))
 
     reference = assemble(read(SOLUTIONS_DIR, label="solutions"))
     prebuilt_file = file_name if label == "solutions" else REFERENCE_FILE
@@ -37,7 +39,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equival
         *listing.mutmut_mutants(found, source, file_name, steps, ledger),
         *listing.prebuilt_mutants(reference, prebuilt_file),
     ]
-    results = kill_runs.run(mutants, found, source, steps, stage_dir, progress)
+    results = kill_runs.run(mutants, found, source, steps, stage_dir, progress, lang)
     table = _settled(mutants, results)
     files = {file_name: source}
     if prebuilt_file != file_name:
@@ -48,21 +50,23 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equival
     )
 
 
-def _planned_steps(impl, label, source, file_name, generating, stage_dir, progress):
+def _planned_steps(impl, label, source, file_name, generating, stage_dir, progress, lang):
     """The steps whose checks run against the mutants; MutmutFailed if step 1 does not pass."""
-    steps = _passing_steps(impl, label, source, progress)
+    words = words_of("mutation", lang)
+    steps = _passing_steps(impl, label, source, progress, lang)
     if not steps:
-        generating.communicate()
-        raise stage.MutmutFailed(f"{label}: step 1 does not pass its checks yet, so there is nothing to mutate")
-    progress(f"mutmut: mutating {file_name}, checked by steps {steps[0]}-{steps[-1]} ...")
+        if generating:
+            generating.communicate()
+        raise stage.MutmutFailed(words("step_1_fails", label=label))
+    progress(words("mutating", file=file_name, first=steps[0], last=steps[-1]))
     return steps
 
 
-def _passing_steps(impl, label, source, progress):
+def _passing_steps(impl, label, source, progress, lang):
     """The steps mutmut may use: those whose checks pass, from step 1 on (the reference passes all)."""
     if Path(impl).resolve() == SOLUTIONS_DIR.resolve():
         return tuple(s.number for s in load_course())
-    return passing.passing_steps(impl, label, source, progress)
+    return passing.passing_steps(impl, label, source, progress, lang)
 
 
 def _settled(mutants, results):

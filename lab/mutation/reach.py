@@ -14,7 +14,6 @@ that the checks actually call on the reference.
 """
 
 import ast
-import copy
 import functools
 import re
 
@@ -23,6 +22,7 @@ from lab.model.course import LAB_ROOT, load_course
 CHECKS_DIR = LAB_ROOT / "checks"
 CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
 MODEL_CHECK = "model_check"
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def check_files(step):
@@ -76,18 +76,25 @@ def reachable(steps, tree):
 
 def reachable_from(named, tree):
     """The names of the module's top-level functions that code naming these functions can reach."""
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
-    todo = [name for name in named if name in functions]
-    # module-level code runs on import and is always kept: what it names is reached too
-    for node in tree.body:
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            todo.extend(_names(node) & functions.keys())
-    seen = set()
+    return _closed(named, *_call_graph(tree))
+
+
+def _call_graph(tree):
+    """({function: the module's functions it names}, the functions that module-level code names:
+    it runs on import and is always kept, so what it names is reached too)."""
+    functions = {node.name: node for node in tree.body if node.__class__ in FUNCTIONS}
+    graph = {name: _names(node) & functions.keys() for name, node in functions.items()}
+    on_import = set().union(*(_names(node) & functions.keys() for node in tree.body if node.__class__ not in FUNCTIONS))
+    return graph, on_import
+
+
+def _closed(named, graph, on_import):
+    todo, seen = [*(name for name in named if name in graph), *on_import], set()
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
-            todo.extend(_names(functions[name]) & functions.keys())
+            todo.extend(graph[name])
     return seen
 
 
@@ -104,31 +111,36 @@ def check_text(text, step, check):
 @functools.lru_cache(maxsize=4096)  # pending() and results() ask for the same keys
 def text_reached_from(text, named):
     """The module text minus the bodies of the functions that code naming `named` cannot reach."""
-    if not text:
-        return ""
-    try:
-        tree = _parsed(text)
-    except SyntaxError:
+    shape = _shape(text)
+    if shape is None:  # not Python: all of it counts
         return text
-    keep = reachable_from(named, tree)
+    pieces, graph, on_import = shape
+    keep = _closed(named, graph, on_import)
+    return "\n".join(stub if function not in keep else whole for function, whole, stub in pieces)
+
+
+@functools.lru_cache(maxsize=256)
+def _shape(text):
+    """A module text cut once, for every check that asks: its top-level pieces in order (function
+    name or None, the piece's text, the text of a function without its body), and its call graph.
+    None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    graph, on_import = _call_graph(tree)
     lines = text.splitlines(keepends=True)
-    parts = []
+    pieces = []
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name not in keep:
-            # Its decorators and default values still run on import: keep all but the body.
-            stub = copy.copy(node)  # the tree is shared (see _parsed): change a copy only
-            stub.body = [ast.Expr(ast.Constant(...))]
-            parts.append(ast.unparse(stub))
-            continue
         start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
-        parts.append("".join(lines[start : node.end_lineno]))
-    return "\n".join(parts)
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed(text):
-    """The tree of a module text: each mutant's text is cut once for each of its checks."""
-    return ast.parse(text)
+        whole = "".join(lines[start : node.end_lineno])
+        if node.__class__ in FUNCTIONS:
+            # Its decorators and default values still run on import: keep all but the body.
+            node.body = [ast.Expr(ast.Constant(...))]
+            pieces.append((node.name, whole, ast.unparse(node)))
+        else:
+            pieces.append((None, whole, whole))
+    return pieces, graph, on_import
 
 
 def _bound_name(node):

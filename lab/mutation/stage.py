@@ -4,14 +4,16 @@ mutmut makes the mutants; the lab's checker runs the checks against them (lab.gr
 one runner for mutmut's mutants and the pre-built ones alike. mutmut always works in a folder
 named ``mutants/`` in the current directory, the name of our pre-built mutants folder too; so it
 runs only inside the ignored stage, never at the root. The stage is kept between runs: mutmut
-then mutates again only a module whose text changed.
+runs again only when the module's text changed.
 """
 
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
+from lab import cache
 from lab.model.course import LAB_ROOT
 
 STAGE_DIR = LAB_ROOT / ".mutmut-stage"
@@ -54,7 +56,10 @@ create_mutants({workers})
 
 def start_generating(stage_dir=STAGE_DIR, workers=WORKERS):
     """Start mutmut writing its mutants; generated() waits for it. It needs only the module: it
-    runs while the implementation's checks do."""
+    runs while the implementation's checks do. None when the mutants of this very module are
+    there already: mutmut would take seconds to find that out."""
+    if _generated_from(stage_dir) == _source_key(stage_dir):
+        return None
     return subprocess.Popen(
         [sys.executable, "-c", GENERATE.format(workers=workers)], cwd=stage_dir, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -64,11 +69,31 @@ def start_generating(stage_dir=STAGE_DIR, workers=WORKERS):
 def generated(process, stage_dir=STAGE_DIR):
     """mutmut's copy of the module, in which every mutant is a function of its own, once it is
     written; MutmutFailed, with mutmut's last words, when it could not be."""
-    output, _ = process.communicate()
     mutated = Path(stage_dir) / "mutants" / f"{MODULE}.py"
-    if process.returncode != 0 or not mutated.exists():
-        raise MutmutFailed(f"mutmut could not write its mutants (exit {process.returncode}) in {stage_dir}:\n{(output or '')[-3000:]}")
+    if process is not None:
+        output, _ = process.communicate()
+        if process.returncode != 0 or not mutated.exists():
+            raise MutmutFailed(f"mutmut could not write its mutants (exit {process.returncode}) in {stage_dir}:\n{(output or '')[-3000:]}")
+        _marker(stage_dir).write_text(_source_key(stage_dir), encoding="utf-8")
     return mutated.read_text(encoding="utf-8")
+
+
+def _source_key(stage_dir):
+    """The staged module and setup.cfg, and the mutmut that mutates them."""
+    texts = [(Path(stage_dir) / name).read_text(encoding="utf-8") for name in (f"{MODULE}.py", "setup.cfg")]
+    return cache.key(*texts, version("mutmut"))
+
+
+def _generated_from(stage_dir):
+    """The _source_key of the mutants in the stage, or None."""
+    try:
+        return _marker(stage_dir).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _marker(stage_dir):
+    return Path(stage_dir) / "mutants" / f"{MODULE}.py.source-key"
 
 
 class MutmutFailed(Exception):
