@@ -80,7 +80,7 @@ bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlit
 
 mutation-report: IMPL = solutions
 mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
-	@$(PY) -m lab mutation --impl "$(IMPL)"
+	@$(PY) -m lab mutation --impl "$(IMPL)" --lang $(LAB_LANG)
 
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest

@@ -1,8 +1,12 @@
-"""``python -m lab mutation [--impl PATH] [--out DIR]``: the mutation report of an implementation.
+"""``python -m lab mutation [--impl PATH] [--out DIR] [--lang en|ja]``: the mutation report of an implementation.
+
+Its sentences come from the message catalogue (lab/text/*.toml, [mutation]) in the language asked
+for; mutation.json, Stryker's schema, is the same in every language.
 
 Exit status (lab/model/status.py): ALL_PASS when every non-equivalent mutmut mutant is killed,
-SOME_FAIL when some survive, USAGE when the report could not be made (a usage error, code whose
-step 1 does not pass, a ledger that is not valid TOML, or mutmut could not write its mutants).
+SOME_FAIL when some survive, USAGE when the report could not be made (a usage error, said in one
+line, code whose step 1 does not pass, a ledger that is not valid TOML, or mutmut could not write
+its mutants).
 """
 
 import argparse
@@ -11,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from lab.model.course import LAB_ROOT
+from lab.model.course import LAB_ROOT, LANGUAGES
 from lab.model.implementation import UsageError
 from lab.text.messages import say
 from lab.mutation import html, stryker, text
@@ -23,29 +27,41 @@ from lab.model.status import ExitStatus
 OUT_DIR = LAB_ROOT / "reports" / "mutation"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line and a UsageError (exit status 2), not usage + exit."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m lab mutation", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m lab mutation", description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default="solutions", help="a steps-like folder or one .py file (default: solutions)")
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
     parser.add_argument("--ledger", default=str(LEARNER_LEDGER), help="your own reviewed equivalents, read for any IMPL but the reference")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the summary, report.md and index.html")
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return ExitStatus.USAGE
     started = time.monotonic()
     try:
         stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
         stage_dir.parent.mkdir(exist_ok=True)
-        report = build(args.impl, stage_dir=stage_dir, learner_ledger=Path(args.ledger))
+        report = build(args.impl, stage_dir=stage_dir, learner_ledger=Path(args.ledger), lang=args.lang)
     except (UsageError, MutmutFailed, LedgerError) as error:
-        print(say("command.mutation_failed", error=error), file=sys.stderr)
+        print(say("command.mutation_failed", args.lang, error=error), file=sys.stderr)
         return ExitStatus.USAGE
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(text.markdown(report), encoding="utf-8")
+    (out / "report.md").write_text(text.markdown(report, args.lang), encoding="utf-8")
     stryker.write(report, out / "mutation.json")
-    (out / "index.html").write_text(html.page(report), encoding="utf-8")
-    print("\n".join(text.summary_lines(report)))
+    (out / "index.html").write_text(html.page(report, args.lang), encoding="utf-8")
+    print("\n".join(text.summary_lines(report, args.lang)))
     shown = out.resolve().relative_to(Path.cwd()) if out.resolve().is_relative_to(Path.cwd()) else out
-    print(say("command.mutation_written", folder=shown, seconds=time.monotonic() - started))
+    print(say("command.mutation_written", args.lang, folder=shown, seconds=time.monotonic() - started))
     return ExitStatus.SOME_FAIL if report.survivors() else ExitStatus.ALL_PASS
 
 

@@ -1,10 +1,11 @@
 """reports/mutation/index.html: one self-contained page (no scripts, no network) with the source,
-every mutant inline under the line it changes, the checks that kill it, and the kill matrix."""
+every mutant inline under the line it changes, the checks that kill it, and the kill matrix, in
+the learner's language. The catalogue's texts are the lab's own HTML; every value is escaped."""
 
 from html import escape
 
 from lab.model.course import load_course
-from lab.text.messages import say
+from lab.text.messages import say, words_of
 from lab.mutation.model import percent
 
 STYLE = """
@@ -28,79 +29,83 @@ pre.diff { margin: 4px 0; } .add { color: #116329; } .del { color: #a40e26; }
 """
 
 
-def page(report):
+def page(report, lang="en"):
+    words = words_of("mutation", lang)
     detected, scored = report.score()
+    overall = words(
+        "html_overall", score=f"<b>{detected}/{scored} = {percent(detected, scored)}%</b>", equivalent=len(report.equivalents()),
+        ledger="<code>mutation/equivalents.toml</code>", caught=sum(m.detected for m in report.prebuilt()), count=len(report.prebuilt()),
+    )
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Mutation report: {escape(report.impl)}</title>",
+        f'<html lang="{escape(lang)}"><head><meta charset="utf-8">',
+        f"<title>{words('title', impl=escape(report.impl))}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>Mutation report: <code>{escape(report.impl)}</code></h1>",
-        f'<p id="overall">Score: <b>{detected}/{scored} = {percent(detected, scored)}%</b> of mutmut\'s '
-        f"non-equivalent mutants killed; {len(report.equivalents())} equivalent (reviewed in "
-        "<code>mutation/equivalents.toml</code>); pre-built mutants caught: "
-        f"{sum(m.detected for m in report.prebuilt())}/{len(report.prebuilt())}.</p>",
-        _score_table(report),
-        _survivors(report),
+        f"<h1>{words('title', impl=f'<code>{escape(report.impl)}</code>')}</h1>",
+        f'<p id="overall">{overall}</p>',
+        _score_table(report, words),
+        _survivors(report, lang),
     ]
     for name, source in report.files.items():
-        parts.append(_source(name, source, [m for m in report.mutants if m.file == name]))
-    parts.append(_matrix(report))
+        parts.append(_source(name, source, [m for m in report.mutants if m.file == name], words))
+    parts.append(_matrix(report, words))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _score_table(report):
-    rows = ["<table class=\"score\"><tr><th>step</th><th>function</th><th>killed</th><th>scored</th><th>score</th></tr>"]
+def _score_table(report, words):
+    head = "".join(f"<th>{words(k)}</th>" for k in ("col_step", "col_function", "col_killed", "col_scored", "col_score"))
+    rows = [f'<table class="score"><tr>{head}</tr>']
     for step in report.steps():
         detected, scored = report.score(step.number)
-        score = f"{percent(detected, scored)}%" if step.number in report.steps_checked else "not checked"
+        score = f"{percent(detected, scored)}%" if step.number in report.steps_checked else words("not_checked")
         rows.append(f"<tr><td>{step.number}</td><td><code>{step.function}</code></td><td>{detected}</td><td>{scored}</td><td>{score}</td></tr>")
     return "\n".join(rows) + "</table>"
 
 
-def _survivors(report):
+def _survivors(report, lang):
+    words = words_of("mutation", lang)
     survivors = report.survivors()
-    out = [f'<h2 id="survivors">Survivors ({len(survivors)})</h2>']
+    out = [f'<h2 id="survivors">{words("survivors", count=len(survivors))}</h2>']
     if not survivors:
-        out.append("<p>None: every non-equivalent mutant is killed by some check.</p>")
+        out.append(f"<p>{words('no_survivors')}</p>")
     for m in survivors:
         step = load_course()[m.step - 1]
-        clauses = "".join(f"<li><b>{cid}</b> {escape(text)}</li>" for cid, text in step.clauses().items())
+        clauses = "".join(f"<li><b>{cid}</b> {escape(text)}</li>" for cid, text in step.clauses(lang).items())
         out.append(
-            f"<h3><code>{escape(m.id)}</code> ({m.origin}, step {m.step}, <code>{m.function}</code>)</h3>"
+            f"<h3><code>{escape(m.id)}</code> ({m.origin}, {words('step', n=m.step)}, <code>{m.function}</code>)</h3>"
             f"{_diff(m.diff)}<ul>{clauses}</ul>"
             f'<p class="question">{escape(say("mutation.question", "en"))} / {escape(say("mutation.question", "ja"))}</p>'
         )
     return "\n".join(out)
 
 
-def _source(name, source, mutants):
+def _source(name, source, mutants, words):
     at_line = {}
     for m in mutants:
         at_line.setdefault(m.location[2], []).append(m)
     hit = {line for m in mutants for line in range(m.location[0], m.location[2] + 1)}
-    rows = [f'<h2>Source: <code>{escape(name)}</code> ({len(mutants)} mutants)</h2><table class="src">']
+    rows = [f'<h2>{words("source", file=f"<code>{escape(name)}</code>", count=len(mutants))}</h2><table class="src">']
     for number, line in enumerate(source.splitlines(), start=1):
         css = ' class="hit"' if number in hit else ""
         rows.append(f'<tr{css}><td class="ln">{number}</td><td class="code">{escape(line)}</td></tr>')
         if number in at_line:
-            inline = "".join(_mutant(m) for m in at_line[number])
+            inline = "".join(_mutant(m, words) for m in at_line[number])
             rows.append(f'<tr><td></td><td style="white-space: normal">{inline}</td></tr>')
     rows.append("</table>")
     return "\n".join(rows)
 
 
-def _mutant(m):
+def _mutant(m, words):
     kind = "equivalent" if m.equivalent else ("killed" if m.detected else "survived")
     status = "equivalent" if m.equivalent else m.status
-    killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or "none"
-    extra = f"<br>equivalent: <b>{escape(m.equivalent.id)}</b>: {escape(m.equivalent.reason)}" if m.equivalent else ""
+    killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or words("none")
+    extra = "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=escape(m.equivalent.reason)) if m.equivalent else ""
     return (
         f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(status)}" '
         f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '
-        f'<span class="status">{escape(status)}</span> (step {m.step}, {m.function})</summary>'
-        f"{_diff(m.diff)}killed by: {killers}{extra}</details>"
+        f'<span class="status">{escape(status)}</span> ({words("step", n=m.step)}, {m.function})</summary>'
+        f'{_diff(m.diff)}{words("killed_by", checks=killers)}{extra}</details>'
     )
 
 
@@ -112,14 +117,13 @@ def _diff(text):
     return '<pre class="diff">' + "\n".join(lines) + "</pre>"
 
 
-def _matrix(report):
+def _matrix(report, words):
     columns = [m for m in report.mutants if m.id in report.matrix and report.matrix[m.id]]
     head = "".join(f'<th class="m" title="{escape(m.id)}">{escape(_short(m.id))}</th>' for m in columns)
     rows = [
-        '<h2 id="matrix">Kill matrix (checks &times; mutants)</h2>',
-        "<p>&#x2716; the check fails against the mutant (kills it); &middot; it passes; blank: not run "
-        "(another step's check). Equivalent mutants are not run.</p>",
-        f'<div class="scroll"><table class="matrix"><tr><th>check</th>{head}</tr>',
+        f'<h2 id="matrix">{words("matrix")}</h2>',
+        f"<p>{words('matrix_legend')}</p>",
+        f'<div class="scroll"><table class="matrix"><tr><th>{words("col_check")}</th>{head}</tr>',
     ]
     for check, _ in report.checks:
         cells = []

@@ -7,21 +7,23 @@ that its killers are named too, and survives only when none of theirs kills it e
 
 from lab.grading.kill_matrix import killed_by
 from lab.mutation import matrix
+from lab.text.messages import words_of
 
 
-def run(mutants, variants, source, steps, stage_dir, progress):
+def run(mutants, variants, source, steps, stage_dir, progress, lang="en"):
     """Each mutant's results by id (those of its run with the later steps, where it had one),
-    and its status set from them: killed, survived or timeout."""
+    and its status set from them: killed, survived or timeout. progress gets its lines in lang."""
+    words = words_of("mutation", lang)
     jobs = Jobs(variants, source, steps)
     first = jobs.first(mutants)
-    progress(f"kill matrix: {len(first)} mutants through the checker ...")
+    progress(words("matrix_start", count=len(first)))
     results, ran = matrix.kill_matrix(first, stage_dir)
     again = {m.id: jobs.with_later_steps(m) for m in mutants if jobs.needs_later_steps(m, results.get(m.id))}
     if again:
         later, ran_later = matrix.kill_matrix(list(again.values()), stage_dir)
         results.update({m_id: later[job[0]] for m_id, job in again.items()})
         ran += ran_later
-    progress(f"kill matrix: {ran} mutants ran, {len(first) + len(again) - ran} from the cache")
+    progress(words("matrix_done", ran=ran, cached=len(first) + len(again) - ran))
     for m in mutants:
         if m.id in results:
             m.status = status(results[m.id])

@@ -9,14 +9,15 @@ reachable text changed run again.
 from lab.grading import kill_matrix
 from lab.model.course import load_course
 from lab.model.targets import Target
+from lab.text.messages import say
 
 
-def passing_steps(impl, label, source, progress):
-    """Steps 1..k, the longest run from step 1 on which every check passes."""
+def passing_steps(impl, label, source, progress, lang="en"):
+    """Steps 1..k, the longest run from step 1 on which every check passes; progress gets its line in lang."""
     every = tuple(step.number for step in load_course())
     job = kill_matrix.Job(Target(label, every, impl=str(impl)), source)
     if to_run := kill_matrix.pending(job):
-        progress(f"checking {label} first (steps {', '.join(map(str, to_run))}): mutmut needs checks that pass ...")
+        progress(say("mutation.checking_first", lang, label=label, steps=", ".join(map(str, to_run))))
     results, _ = kill_matrix.results([job])
     passing = []
     for n in every:

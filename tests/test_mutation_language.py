@@ -1,0 +1,61 @@
+"""The mutation report in the learner's language: `--lang ja` words the terminal summary and
+report.md from the catalogue's [mutation] table, mutation.json (Stryker's schema) is the same as
+in English, and a language the lab has no text in is refused in one line."""
+
+import subprocess
+import sys
+
+import pytest
+
+from lab.model.course import LAB_ROOT
+from lab.text.messages import say
+
+
+def mutation_report(out, stage, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "lab", "mutation", "--impl", "solutions", "--out", str(out), "--stage", str(stage), *args],
+        cwd=LAB_ROOT, capture_output=True, text=True, timeout=900,
+    )
+
+
+@pytest.fixture(scope="module")
+def both_languages(tmp_path_factory):
+    """The reference's report in English and in Japanese, on one stage (the second run reuses it)."""
+    folder = tmp_path_factory.mktemp("languages")
+    runs = {}
+    for lang in ("en", "ja"):
+        done = mutation_report(folder / lang, folder / "stage", "--lang", lang)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        runs[lang] = done, folder / lang
+    return runs
+
+
+def test_lang_ja_writes_the_summary_and_report_md_in_japanese(both_languages):
+    done, out = both_languages["ja"]
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# 変異レポート: solutions\n")
+    assert f"## {say('mutation.score')}" not in report and f"## {say('mutation.score', 'ja')}" in report
+    assert say("mutation.no_survivors", "ja") in report
+    assert f"## {say('mutation.every_mutant', 'ja')}" in report
+    # status words stay as they are in every language: mutation.json and the tests read them
+    assert "| killed |" in report and "| equivalent |" in report
+    assert say("mutation.score_heading", "ja", impl="solutions") in done.stdout
+    assert "Mutation score of" not in done.stdout
+    assert "キルマトリクス" in done.stdout and "kill matrix:" not in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_lang_ja_makes_a_japanese_page_and_the_same_mutation_json(both_languages):
+    (_, english), (_, japanese) = both_languages["en"], both_languages["ja"]
+    page = (japanese / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="ja">' in page and say("mutation.matrix", "ja") in page
+    assert '<html lang="en">' in (english / "index.html").read_text(encoding="utf-8")
+    assert (japanese / "mutation.json").read_bytes() == (english / "mutation.json").read_bytes()
+
+
+def test_an_unknown_language_is_one_line_and_status_2(tmp_path):
+    done = mutation_report(tmp_path / "out", tmp_path / "stage", "--lang", "xx")
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("python -m lab mutation: argument --lang: invalid choice: 'xx'") and "en" in line and "ja" in line
+    assert done.stdout == "" and not (tmp_path / "out").exists()
