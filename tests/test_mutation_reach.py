@@ -142,3 +142,37 @@ def test_a_check_reaches_what_the_helpers_and_fixtures_of_its_file_name():
 def test_decorators_and_defaults_of_unreachable_functions_still_count():
     source = "def a(x=1):\n    return x\n\ndef b():\n    return 2\n"
     assert reach.relevant_text(source, (1,)) != reach.relevant_text(source.replace("x=1", "x=2"), (1,))
+
+
+def keys_of_every_check(source):
+    return {(step, check): reach.check_text(source, step, check) for step in STEPS for check in reach.checks_of(step)}
+
+
+def unchanged_checks(before, after):
+    old, new = keys_of_every_check(before), keys_of_every_check(after)
+    return {name for name in old if old[name] == new[name]}
+
+
+REFERENCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
+
+
+def test_a_body_that_the_parser_takes_but_python_cannot_compile_changes_every_checks_text():
+    """`break` outside a loop parses, but the module no longer loads: no check's result stands."""
+    helper = "\n\ndef _still_held(path):\n    return False\n"
+    broken = helper.replace("return False", "break")
+    assert unchanged_checks(REFERENCE + helper, REFERENCE + broken) == set()
+
+
+def test_what_a_decorator_of_an_unreached_function_calls_runs_on_import_and_counts_for_every_check():
+    source = REFERENCE.replace("def release(", "@_logged\ndef release(", 1) + "\n\ndef _logged(function):\n    return function\n"
+    edited = source.replace("    return function\n", "    return None\n")
+    assert unchanged_checks(source, edited) == set()
+
+
+def test_every_definition_of_a_twice_defined_function_is_followed():
+    source = (REFERENCE + "\n\ndef _tune(conn):\n    return conn\n\ndef _connect(path):\n    return _tune(path)\n"
+              "\n\ndef _connect(path):\n    return path\n")
+    edited = source.replace("def _tune(conn):\n    return conn", "def _tune(conn):\n    return None")
+    # nothing calls _connect, but each of its definitions calls what it names when it is reached
+    assert reach.reachable_from(frozenset({"_connect"}), ast.parse(source)) >= {"_connect", "_tune"}
+    assert unchanged_checks(source, edited) == set(keys_of_every_check(source))

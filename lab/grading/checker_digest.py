@@ -7,6 +7,7 @@ the checks computes them again, and an edit to a report or a command does not.
 
 import ast
 import functools
+import sqlite3
 import sys
 from importlib.metadata import version
 
@@ -18,14 +19,14 @@ RUNS_THE_CHECKS = "lab.running.runner"  # with what it imports or starts by name
 
 def checker_digest(*runs_too):
     """What decides a check's outcome besides the code under test: the checker_files and the
-    versions of Python, pytest and Hypothesis."""
+    versions of Python, SQLite, pytest and Hypothesis."""
     return _digest(tuple(_stamp(path) for path in checker_files(*runs_too)))
 
 
 @functools.lru_cache(maxsize=16)  # by the files' stamps: a report asks for it once per kill matrix run
 def _digest(stamps):
     texts = (f"{path.relative_to(LAB_ROOT)}\0{path.read_text(encoding='utf-8')}" for path, *_ in stamps)
-    return cache.key(*texts, sys.version, version("pytest"), version("hypothesis"))
+    return cache.key(*texts, sys.version, sqlite3.sqlite_version, version("pytest"), version("hypothesis"))
 
 
 def _stamp(path):

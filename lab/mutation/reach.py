@@ -14,6 +14,7 @@ that the checks actually call on the reference.
 """
 
 import ast
+import copy
 import functools
 import re
 
@@ -80,12 +81,25 @@ def reachable_from(named, tree):
 
 
 def _call_graph(tree):
-    """({function: the module's functions it names}, the functions that module-level code names:
-    it runs on import and is always kept, so what it names is reached too)."""
-    functions = {node.name: node for node in tree.body if node.__class__ in FUNCTIONS}
-    graph = {name: _names(node) & functions.keys() for name, node in functions.items()}
-    on_import = set().union(*(_names(node) & functions.keys() for node in tree.body if node.__class__ not in FUNCTIONS))
+    """({function: the module's functions it names, in any of its definitions}, the functions
+    that run on import: named by module-level code, or by a function's decorators, defaults and
+    annotations, which run when the function is defined)."""
+    names = {node.name for node in tree.body if node.__class__ in FUNCTIONS}
+    graph, on_import = {name: set() for name in names}, set()
+    for node in tree.body:
+        if node.__class__ in FUNCTIONS:
+            graph[node.name] |= _names(node) & names
+            on_import |= _names(_signature(node)) & names
+        else:
+            on_import |= _names(node) & names
     return graph, on_import
+
+
+def _signature(node):
+    """A function without its body, which is all of it that runs when it is defined."""
+    stub = copy.copy(node)
+    stub.body = [ast.Expr(ast.Constant(...))]
+    return stub
 
 
 def _closed(named, graph, on_import):
@@ -122,8 +136,11 @@ def text_reached_from(text, named):
 @functools.lru_cache(maxsize=256)
 def _shape(text):
     """A module text cut once, for every check that asks: its top-level pieces in order (function
-    name or None, the piece's text, the text of a function without its body), and its call graph.
-    None when it does not parse."""
+    name or None, the piece's text, the text of a function without its body), its call graph,
+    and what is always reached. None when it does not parse.
+
+    A function whose own text does not compile (``break`` outside a loop, which the parser lets
+    through) stops the module from loading at all: it counts as reached by every check."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -135,12 +152,21 @@ def _shape(text):
         start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
         whole = "".join(lines[start : node.end_lineno])
         if node.__class__ in FUNCTIONS:
-            # Its decorators and default values still run on import: keep all but the body.
-            node.body = [ast.Expr(ast.Constant(...))]
-            pieces.append((node.name, whole, ast.unparse(node)))
+            pieces.append((node.name, whole, ast.unparse(_signature(node))))
+            if not _compiles(whole):
+                on_import.add(node.name)
         else:
             pieces.append((None, whole, whole))
     return pieces, graph, on_import
+
+
+@functools.lru_cache(maxsize=4096)  # a mutant's functions are the same as its neighbours' but one
+def _compiles(piece):
+    try:
+        compile(piece, "<piece>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _bound_name(node):
