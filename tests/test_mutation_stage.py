@@ -1,5 +1,7 @@
-"""mutmut in the stage (lab.mutation.stage): it writes the mutants of a module once, and again
-only when the module's text changes."""
+"""The stage (lab.mutation.stage): mutmut writes the mutants of a module once, and again
+only when its text changes; the implementation is checked from a snapshot of its files."""
+
+import shutil
 
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
@@ -24,3 +26,22 @@ def test_mutmut_writes_the_mutants_of_a_module_once_and_again_after_an_edit(tmp_
     after_edit = stage.start_generating(tmp_path)
     assert after_edit is not None
     assert stage.generated(after_edit, tmp_path) != mutated
+
+
+def test_the_snapshot_holds_the_text_the_keys_were_made_of_whatever_the_learner_saves_later(tmp_path):
+    impl = tmp_path / "steps"
+    shutil.copytree(SOLUTIONS_DIR, impl)
+    (impl / "07-release" / "step.py").unlink()  # a step not written yet stays missing
+    implementation = read(impl, label="steps")
+    copy = stage.snapshot(implementation, tmp_path / "stage")
+    renew = impl / "05-renew" / "step.py"
+    renew.write_text(renew.read_text(encoding="utf-8").replace("until>?", "until>=?"), encoding="utf-8")
+    assert assemble(read(copy, label="steps")) == assemble(implementation) != assemble(read(impl, label="steps"))
+    assert not (copy / "07-release" / "step.py").exists()
+
+
+def test_the_snapshot_of_one_file_is_one_file(tmp_path):
+    single = tmp_path / "lease.py"
+    single.write_text(SOURCE, encoding="utf-8")
+    copy = stage.snapshot(read(single, label="lease.py"), tmp_path / "stage")
+    assert copy.is_file() and assemble(read(copy, label="lease.py")) == SOURCE

@@ -26,8 +26,9 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equival
 
     stage.stage(source, stage_dir)
     generating = stage.start_generating(stage_dir)  # beside the checks below, on the other core
-    steps = _planned_steps(impl, label, source, file_name, generating, stage_dir, progress, lang)
     is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
+    snapshot = None if is_reference else stage.snapshot(implementation, stage_dir)
+    steps = _planned_steps(snapshot, label, source, file_name, generating, progress, lang)
     # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
     ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, learner_ledger)
     found = variants.read_variants(stage.generated(generating, stage_dir), stage.MODULE, source)
@@ -50,23 +51,21 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equival
     )
 
 
-def _planned_steps(impl, label, source, file_name, generating, stage_dir, progress, lang):
-    """The steps whose checks run against the mutants; MutmutFailed if step 1 does not pass."""
+def _planned_steps(snapshot, label, source, file_name, generating, progress, lang):
+    """The steps whose checks run against the mutants: those that pass, from step 1 on, checked
+    on the implementation's snapshot (None: the reference, which passes every step);
+    MutmutFailed if step 1 does not pass."""
     words = words_of("mutation", lang)
-    steps = _passing_steps(impl, label, source, progress, lang)
+    if snapshot is None:
+        steps = tuple(s.number for s in load_course())
+    else:
+        steps = passing.passing_steps(snapshot, label, source, progress, lang)
     if not steps:
         if generating:
             generating.communicate()
         raise stage.MutmutFailed(words("step_1_fails", label=label))
     progress(words("mutating", file=file_name, first=steps[0], last=steps[-1]))
     return steps
-
-
-def _passing_steps(impl, label, source, progress, lang):
-    """The steps mutmut may use: those whose checks pass, from step 1 on (the reference passes all)."""
-    if Path(impl).resolve() == SOLUTIONS_DIR.resolve():
-        return tuple(s.number for s in load_course())
-    return passing.passing_steps(impl, label, source, progress, lang)
 
 
 def _settled(mutants, results):

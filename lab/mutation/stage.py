@@ -8,13 +8,15 @@ runs again only when the module's text changed.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
 
 from lab import cache
-from lab.model.course import LAB_ROOT
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import STEP_FILE
 
 STAGE_DIR = LAB_ROOT / ".mutmut-stage"
 MODULE = "lease"  # the staged module's import name: mutmut's trampoline needs exactly this one
@@ -34,6 +36,26 @@ def stage(module_text, stage_dir=STAGE_DIR):
     _write_if_changed(stage_dir / f"{MODULE}.py", module_text)
     _write_if_changed(stage_dir / "setup.cfg", SETUP_CFG.format(module=MODULE))
     return stage_dir
+
+
+def snapshot(implementation, stage_dir=STAGE_DIR):
+    """The implementation's files as they were read, written to the stage: the checks of its
+    passing steps run exactly the text that their cache keys were made of, even when the learner
+    saves a file while the report runs. Returns the copy's path, a folder or a single .py file."""
+    folder = Path(stage_dir) / "impl"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    if len(implementation.files) == 1:  # one .py file for every step (a folder has one per step)
+        copy = folder / "impl.py"
+        copy.write_text(implementation.files[0].text or "", encoding="utf-8")
+        return copy
+    course = load_course()
+    for file in implementation.files:
+        if file.text is not None:  # a missing or refused file stays missing: its step fails either way
+            path = folder / course[file.steps[0] - 1].dir / STEP_FILE
+            path.parent.mkdir()
+            path.write_text(file.text, encoding="utf-8")
+    return folder
 
 
 def _write_if_changed(path, text):
