@@ -150,12 +150,21 @@ def _quiet(result):
 
 
 def _run_in_parallel(targets, time_limit, lang):
-    """{target id: its results}, every target split over one child process per core."""
-    shares = max(1, min(os.cpu_count() or 1, len(targets)))
-    chunks = [targets[i::shares] for i in range(shares) if targets[i::shares]]
+    """{target id: its results}, the targets shared out over one child process per core, each
+    share as many checks as the others, as near as can be."""
+    shares = [[] for _ in range(max(1, min(os.cpu_count() or 1, len(targets))))]
+    load = [0] * len(shares)
+    for target in sorted(targets, key=_checks_to_run, reverse=True):
+        lightest = load.index(min(load))
+        shares[lightest].append(target)
+        load[lightest] += _checks_to_run(target)
     found = {target.id: [] for target in targets}
-    with ThreadPoolExecutor(max(1, len(chunks))) as pool:
-        for part in pool.map(lambda chunk: run(chunk, time_limit, lang), chunks):
+    with ThreadPoolExecutor(len(shares)) as pool:
+        for part in pool.map(lambda share: run(share, time_limit, lang), [share for share in shares if share]):
             for result in part:
                 found[result.target].append(result)
     return found
+
+
+def _checks_to_run(target):
+    return len(target.checks) if target.checks is not None else sum(len(checks_of(step)) for step in target.steps)
