@@ -176,3 +176,9 @@ def test_every_definition_of_a_twice_defined_function_is_followed():
     # nothing calls _connect, but each of its definitions calls what it names when it is reached
     assert reach.reachable_from(frozenset({"_connect"}), ast.parse(source)) >= {"_connect", "_tune"}
     assert unchanged_checks(source, edited) == set(keys_of_every_check(source))
+
+
+def test_two_statements_on_one_line_are_two_pieces_of_module_level_code():
+    source = REFERENCE + "\n\ndef _helper():\n    return 1\n\nLIMIT = 1; HELPER = _helper()\n"
+    edited = source.replace("def _helper():\n    return 1", "def _helper():\n    return 2")
+    assert unchanged_checks(source, edited) == set()

@@ -80,19 +80,41 @@ def reachable_from(named, tree):
     return _closed(named, *_call_graph(tree))
 
 
-def _call_graph(tree):
+def _call_graph(tree, pieces=None):
     """({function: the module's functions it names, in any of its definitions}, the functions
     that run on import: named by module-level code, or by a function's decorators, defaults and
-    annotations, which run when the function is defined)."""
+    annotations, which run when the function is defined). pieces: each top-level node's text
+    (see _piece), when the caller has them."""
     names = {node.name for node in tree.body if node.__class__ in FUNCTIONS}
     graph, on_import = {name: set() for name in names}, set()
-    for node in tree.body:
+    for index, node in enumerate(tree.body):
+        named, on_definition = _named_by(node) if pieces is None else _piece(pieces[index], node)[:2]
         if node.__class__ in FUNCTIONS:
-            graph[node.name] |= _names(node) & names
-            on_import |= _names(_signature(node)) & names
-        else:
-            on_import |= _names(node) & names
+            graph[node.name] |= named & names
+        on_import |= on_definition & names
     return graph, on_import
+
+
+def _named_by(node):
+    """(what a top-level node names, what of that runs when it is defined: all of it, for a
+    function only its signature)."""
+    named = _names(node)
+    return named, _names(_signature(node)) if node.__class__ in FUNCTIONS else named
+
+
+_PIECES = {}  # what _piece found, by the piece's text and place: for the life of the process
+
+
+def _piece(text, node):
+    """(what a top-level piece of the module names, what of that runs when it is defined, its text
+    without a function's body, whether it compiles): found once for every module that has it, as
+    a mutant has all its pieces but one in common with its neighbours."""
+    key = (text, node.__class__, node.col_offset, node.end_col_offset)  # two statements may share a line
+    if key not in _PIECES:
+        function = node.__class__ in FUNCTIONS
+        stub = ast.unparse(_signature(node)) if function else text
+        _PIECES[key] = (*_named_by(node), stub, not function or _compiles(text))
+    return _PIECES[key]
 
 
 def _signature(node):
@@ -145,22 +167,22 @@ def _shape(text):
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    graph, on_import = _call_graph(tree)
     lines = text.splitlines(keepends=True)
+    wholes = [
+        "".join(lines[(node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1 : node.end_lineno])
+        for node in tree.body
+    ]
+    graph, on_import = _call_graph(tree, wholes)
     pieces = []
-    for node in tree.body:
-        start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
-        whole = "".join(lines[start : node.end_lineno])
-        if node.__class__ in FUNCTIONS:
-            pieces.append((node.name, whole, ast.unparse(_signature(node))))
-            if not _compiles(whole):
-                on_import.add(node.name)
-        else:
-            pieces.append((None, whole, whole))
+    for node, whole in zip(tree.body, wholes):
+        _, _, stub, compiles = _piece(whole, node)
+        function = node.name if node.__class__ in FUNCTIONS else None
+        pieces.append((function, whole, stub))
+        if function and not compiles:
+            on_import.add(function)
     return pieces, graph, on_import
 
 
-@functools.lru_cache(maxsize=4096)  # a mutant's functions are the same as its neighbours' but one
 def _compiles(piece):
     try:
         compile(piece, "<piece>", "exec")
