@@ -11,7 +11,8 @@ from lab import cache
 from lab.grading import kill_matrix
 from lab.grading.checker_digest import checker_files
 from lab.model.mutants import load_mutants
-from lab.mutation import matrix, reach
+from lab.model import checks
+from lab.mutation import matrix
 from lab.running.runner import Result
 
 from lab.model.course import LAB_ROOT, LANGUAGES, all_clauses, load_course
@@ -70,7 +71,7 @@ def fake_matrix(tmp_path, monkeypatch):
         ran.extend(targets)
         return [
             Result(f"{t.id}::{check}", check, t.id, step, [], "timeout" if check in ran.timing_out else "failed", "", 0.0)
-            for t in targets for step in t.steps for check in reach.checks_of(step) if t.checks is None or check in t.checks
+            for t in targets for step in t.steps for check in checks.checks_of(step) if t.checks is None or check in t.checks
         ]
 
     monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
@@ -113,7 +114,7 @@ def test_an_edit_to_one_function_re_runs_only_the_checks_that_can_call_it(fake_m
     # of step 6's checks, only the generated one calls renew: it alone runs again
     generated = "test_step_6_random_calls_from_arbitrary_tables_keep_the_contract"
     assert ran == 1 and fake_matrix[-1].checks == (generated,) and fake_matrix[-1].steps == (6,)
-    assert again == first and [r.check for r in again] == list(reach.checks_of(6))
+    assert again == first and [r.check for r in again] == list(checks.checks_of(6))
     assert kill_matrix.results([edited_renew(job)]) == (first, 0)
 
 
@@ -124,7 +125,7 @@ def test_a_partial_run_that_loses_a_check_runs_every_check_and_is_kept_whole(fak
     found, ran = kill_matrix.results([edited_renew(job)])
     # a check that hangs may stop the rest of its step in a full run: the partial run is replaced by one
     assert [t.checks for t in fake_matrix[1:]] == [("test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",), None]
-    assert ran == 1 and [r.check for r in found] == list(reach.checks_of(6))
+    assert ran == 1 and [r.check for r in found] == list(checks.checks_of(6))
     assert kill_matrix.results([edited_renew(job)]) == (found, 0) and len(fake_matrix) == 3
 
 

@@ -8,7 +8,8 @@ from lab import cache
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.grading import kill_matrix
-from lab.mutation import passing, reach
+from lab.model import checks
+from lab.mutation import passing
 from lab.running.runner import Result
 
 RELEASE = "07-release/step.py"
@@ -22,7 +23,7 @@ def fake_run(calls, failing=()):
         calls.checks = target.checks
         return [
             Result(f"{check}", check, target.id, n, [], "failed" if n in failing else "passed", "", 0.0)
-            for n in target.steps for check in reach.checks_of(n) if target.checks is None or check in target.checks
+            for n in target.steps for check in checks.checks_of(n) if target.checks is None or check in target.checks
         ]
     return run
 
@@ -50,7 +51,7 @@ def test_only_the_steps_that_reach_an_edited_function_run_again(tmp_path, monkey
     # release is reached by step 7's checks and by step 8's generated check, never by 1-6
     found, calls = steps_of(impl, store, monkeypatch, failing=(7,))
     assert (found, calls) == ((1, 2, 3, 4, 5, 6), [(7, 8)])
-    assert calls.checks == (*reach.checks_of(7), "test_step_8_random_calls_from_arbitrary_tables_keep_the_contract")
+    assert calls.checks == (*checks.checks_of(7), "test_step_8_random_calls_from_arbitrary_tables_keep_the_contract")
     # the failure is cached too, and so is every other step's pass
     assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6), [])
 

@@ -18,6 +18,7 @@ import pytest
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
+from lab.model import checks
 from lab.mutation import reach
 from lab.model.targets import PLAN_VARIABLE, Target
 
@@ -82,7 +83,7 @@ def called_when_checked(step, tmp_path):
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), str(LAB_ROOT), env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "called_recorder", "-p", "no:cacheprovider",
-         "-c", str(LAB_ROOT / "checks" / "pytest.ini"), *map(str, reach.check_files(step))],
+         "-c", str(LAB_ROOT / "checks" / "pytest.ini"), *map(str, checks.check_files(step))],
         cwd=LAB_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -96,15 +97,15 @@ def test_the_map_names_exactly_the_functions_the_checks_call_on_the_reference(st
     called, collected = called_when_checked(step, tmp_path)
     assert reach.reachable((step,), tree) == set().union(*called.values())
     # every check pytest collects is one the map knows, in the same order, and of this step
-    assert list(dict.fromkeys(check for check, _ in collected)) == list(reach.checks_of(step))
+    assert list(dict.fromkeys(check for check, _ in collected)) == list(checks.checks_of(step))
     assert {own_step for _, own_step in collected} == {step}
     for check, names in called.items():
-        assert names <= reach.reachable_from(reach.checks_of(step)[check], tree), check
+        assert names <= reach.reachable_from(checks.checks_of(step)[check], tree), check
 
 
 def test_every_step_has_check_files_and_every_check_file_a_step():
-    named = {path for step in STEPS for path in reach.check_files(step)}
-    assert all(reach.check_files(step) for step in STEPS)
+    named = {path for step in STEPS for path in checks.check_files(step)}
+    assert all(checks.check_files(step) for step in STEPS)
     assert named == set((LAB_ROOT / "checks").glob("test_*.py"))
 
 
@@ -125,16 +126,16 @@ def test_an_edit_to_renew_changes_the_text_of_the_checks_that_can_call_it_and_no
     edited = before + "def renew(" + after.replace("ttl must be positive", "ttl must be above 0", 1)
     assert edited != source
     changed = {
-        (step, check) for step in STEPS for check in reach.checks_of(step)
+        (step, check) for step in STEPS for check in checks.checks_of(step)
         if reach.check_text(edited, step, check) != reach.check_text(source, step, check)
     }
-    renews = {(5, check) for check in reach.checks_of(5)}
+    renews = {(5, check) for check in checks.checks_of(5)}
     generated = {(step, f"test_step_{step}_random_calls_from_arbitrary_tables_keep_the_contract") for step in (6, 7, 8)}
     assert changed == renews | generated
 
 
 def test_a_check_reaches_what_the_helpers_and_fixtures_of_its_file_name():
-    names = reach.checks_of(7)
+    names = checks.checks_of(7)
     assert names["test_after_a_release_the_next_claim_gets_the_next_fence"] == {"claim", "release"}
     assert names["test_release_of_a_missing_job_is_false"] == {"release"}
 
@@ -145,7 +146,7 @@ def test_decorators_and_defaults_of_unreachable_functions_still_count():
 
 
 def keys_of_every_check(source):
-    return {(step, check): reach.check_text(source, step, check) for step in STEPS for check in reach.checks_of(step)}
+    return {(step, check): reach.check_text(source, step, check) for step in STEPS for check in checks.checks_of(step)}
 
 
 def unchanged_checks(before, after):

@@ -24,7 +24,8 @@ from lab import cache
 from lab.grading.checker_digest import checker_digest
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
-from lab.mutation.reach import check_text, checks_of, relevant_text
+from lab.model.checks import checks_of
+from lab.mutation.reach import check_text, relevant_text
 from lab.running.runner import Result, run
 from lab.text.messages import say
 from lab.model.targets import Target
@@ -116,7 +117,7 @@ def _narrowed(target, keys, found):
 
 def _store(target, results, keys, found, lang):
     """Keep what the target's run found: each check's results under its own key, or the whole
-    run's under WHOLE when it ran every check and lost one (or ran one that reach.checks_of does
+    run's under WHOLE when it ran every check and lost one (or ran one that lab.model.checks does
     not know, which no check's key covers)."""
     whole = _lossy(results, lang) or any((r.step, r.check) not in keys for r in results)
     results = [_quiet(r) for r in results]

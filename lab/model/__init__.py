@@ -1,1 +1,1 @@
-"""The course model: the steps, an implementation and how it loads, the mutants, the plan of a run."""
+"""The course model: the steps and their checks, an implementation and how it loads, the mutants, the plan of a run."""

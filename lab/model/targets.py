@@ -1,4 +1,4 @@
-"""What the checks run against: the learner's code, the reference, a mutant or an importable module.
+"""What the checks run against: the learner's code, the reference, a pre-built mutant or a module file.
 
 The parent process writes a plan (JSON) naming the targets; the checks' ``lease`` fixture is
 parametrised over them inside the child process that runs pytest.

@@ -1,4 +1,4 @@
-"""Which steps of an implementation pass every check: mutmut needs checks that pass.
+"""Which steps of an implementation pass every check: only their checks run against its mutants.
 
 Running every check of every step costs seconds, and a re-run after an edit to one function
 would pay it again for checks that cannot reach it. So the implementation goes through the kill

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT
-from lab.mutation.reach import check_files
+from lab.model.checks import check_files
 from lab.text.messages import say
 from lab.model.implementation import read
 from lab.running.child_process import read_events, run_child

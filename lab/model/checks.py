@@ -1,0 +1,100 @@
+"""The checks of a step: their files, and the course functions each check names.
+
+A check calls the code under test by name (``call(lease, "claim", ...)``, ``lease.claim``). The
+functions a check names are found by over-approximation: any string constant, attribute, bare
+name or parameter equal to a function's name counts. lab/mutation/reach.py closes them over the
+module's own calls, to key each check's cached results on the text it can reach;
+tests/test_mutation_reach.py compares them with the functions the checks actually call.
+"""
+
+import ast
+import functools
+import re
+
+from lab.model.course import LAB_ROOT, load_course
+
+CHECKS_DIR = LAB_ROOT / "checks"
+CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
+MODEL_CHECK = "model_check"
+
+
+def check_files(step):
+    """The check files of a step, by the course's naming: test_<step number>_<anything>.py."""
+    return sorted(p for p in CHECKS_DIR.glob("test_*.py") if (m := CHECK_FILE.match(p.name)) and int(m[1]) == step)
+
+
+@functools.cache
+def checks_of(step):
+    """{check name: the course functions it names}, for every check of the step's check files, in
+    the files' order (the order pytest collects them in).
+
+    A check is a top-level ``def test_...`` or a name ``test_... = model_check(...)``. It names
+    what its own code names, what the helpers, fixtures and classes of its file that it uses
+    name, and what the file's other module-level code (constants, imports) names. conftest.py and
+    support.py are left out: they call only the function a check names (support.call(lease,
+    name)), and support.PARAMETERS names every one of them. A generated check
+    (sequences.model_check) calls every function of the steps up to its own.
+    """
+    course = {s.function for s in load_course()}
+    found = {}
+    for path in check_files(step):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        helpers, shared, checks = {}, set(), {}
+        for node in tree.body:
+            name = _bound_name(node)
+            if name and name.startswith("test"):
+                checks[name] = node
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                helpers[node.name] = node
+            else:
+                shared |= names_in(node)
+        for name, node in checks.items():
+            named = _closure(names_in(node) | shared, helpers)
+            if MODEL_CHECK in named:  # it drives every function of the steps up to its own
+                named |= {s.function for s in load_course()[:step]}
+            found[name] = frozenset(named & course)
+    return found
+
+
+@functools.cache
+def named_by_checks(step):
+    """The course functions named by any check of the step."""
+    return frozenset().union(*checks_of(step).values())
+
+
+def _bound_name(node):
+    """The name a top-level statement defines: a def or class, or the one target of an assignment."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+def _closure(named, helpers):
+    """The names used by code naming `named`, through the helpers (name -> node) it uses."""
+    todo, seen = [n for n in named if n in helpers], set()
+    named = set(named)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            more = names_in(helpers[name])
+            named |= more
+            todo.extend(n for n in more if n in helpers)
+    return named
+
+
+def names_in(tree):
+    """Every identifier-like word the code uses: names, attributes, string constants."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.add(node.value)
+        elif isinstance(node, ast.arg):  # a check's or helper's parameter: a fixture it uses
+            found.add(node.arg)
+    return found
