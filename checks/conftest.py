@@ -22,7 +22,7 @@ settings.register_profile(
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-# The kill matrix (pre-built mutants, and mutmut's imported as modules) needs only "does some
+# The kill matrix (pre-built mutants, and mutmut's as module files) needs only "does some
 # example fail?": shrinking a mutant's failure to the smallest example would cost most of the
 # run and show nobody anything.
 settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), phases=[Phase.explicit, Phase.reuse, Phase.generate])

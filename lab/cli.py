@@ -91,7 +91,7 @@ def main(argv=None):
     if argv and argv[0] in learner.VERBS:
         return learner.main(argv)
     if argv and argv[0] in MUTATION:
-        from lab.mutation.command import main as mutation_report  # mutmut is imported only for this verb
+        from lab.mutation.command import main as mutation_report  # the report's modules load only for this verb
 
         return mutation_report(argv[1:])
     arguments = build_parser().parse_args(argv)

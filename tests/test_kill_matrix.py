@@ -2,7 +2,7 @@
 and the kill matrix is computed once, cached on what decides it."""
 
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 
@@ -13,10 +13,11 @@ from lab.grading.checker_digest import checker_files
 from lab.model.mutants import load_mutants
 from lab.model import checks
 from lab.mutation import matrix
-from lab.running.runner import Result
+from lab.running.runner import Result, run
 
 from lab.model.course import LAB_ROOT, LANGUAGES, all_clauses, load_course
 from lab.model.status import ExitStatus
+from lab.model.targets import PLAN_VARIABLE, Plan, Target
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):
@@ -159,3 +160,17 @@ def test_the_cache_store_keeps_json_values_by_namespace_and_key(tmp_path, monkey
     assert cache.key("some", "inputs") == key != cache.key("someinputs") != cache.key("some", "input", "s")
     with pytest.raises(ValueError):
         cache.get("kill-matrix", "../../elsewhere")
+
+
+def test_a_target_narrowed_to_some_checks_runs_those_checks_and_no_other():
+    mutant = next(m for m in load_mutants() if m.step == 6)
+    wanted = ("test_complete_of_a_missing_job_is_false", "test_step_6_random_calls_from_arbitrary_tables_keep_the_contract")
+    found = run([Target(mutant.id, (6,), mutant=mutant.id, checks=wanted)])
+    assert sorted(r.check for r in found) == sorted(wanted) and {r.target for r in found} == {mutant.id}
+
+
+def test_a_plan_carries_the_checks_a_target_is_narrowed_to_into_the_child(tmp_path, monkeypatch):
+    path = tmp_path / "plan.json"
+    Plan([asdict(Target("m", (6,), mutant="m", checks=("a", "b"))), asdict(Target("n", (6,), mutant="n"))]).dump(path)
+    monkeypatch.setenv(PLAN_VARIABLE, str(path))
+    assert [t.checks for t in Plan.from_environment().targets] == [("a", "b"), None]

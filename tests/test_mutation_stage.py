@@ -3,6 +3,8 @@ only when its text changes; the implementation is checked from a snapshot of its
 
 import shutil
 
+import pytest
+
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import stage, variants
@@ -12,20 +14,30 @@ SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
 
 def test_mutmut_writes_the_mutants_of_a_module_once_and_again_after_an_edit(tmp_path):
     stage.stage(SOURCE, tmp_path)
-    first = stage.start_generating(tmp_path)
-    assert first is not None
-    mutated = stage.generated(first, tmp_path)
+    with stage.generating(tmp_path) as first:
+        assert first is not None
+        mutated = stage.generated(first, tmp_path)
     assert variants.read_variants(mutated, stage.MODULE, SOURCE)
 
     stage.stage(SOURCE, tmp_path)  # the same text: nothing to start, the same mutants
-    again = stage.start_generating(tmp_path)
-    assert again is None and stage.generated(again, tmp_path) == mutated
+    with stage.generating(tmp_path) as again:
+        assert again is None and stage.generated(again, tmp_path) == mutated
 
     edited = SOURCE.replace("ttl must be positive", "ttl must be above 0", 1)
     stage.stage(edited, tmp_path)
-    after_edit = stage.start_generating(tmp_path)
-    assert after_edit is not None
-    assert stage.generated(after_edit, tmp_path) != mutated
+    with stage.generating(tmp_path) as after_edit:
+        assert after_edit is not None
+        assert stage.generated(after_edit, tmp_path) != mutated
+
+
+def test_mutmut_ends_with_the_report_that_gives_up_before_it_is_done(tmp_path):
+    stage.stage(SOURCE, tmp_path)
+    with pytest.raises(KeyboardInterrupt), stage.generating(tmp_path) as process:
+        raise KeyboardInterrupt  # Ctrl-C while the implementation's checks run
+    assert process.returncode is not None  # ended, not left writing in the stage
+    with stage.generating(tmp_path) as process:  # what it had written is not taken as done
+        assert process is not None
+        stage.generated(process, tmp_path)
 
 
 def test_the_snapshot_holds_the_text_the_keys_were_made_of_whatever_the_learner_saves_later(tmp_path):

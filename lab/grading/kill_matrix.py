@@ -7,7 +7,7 @@ stages whole (``Target(id, steps, module_file=path)``). Both run through lab.run
 per core.
 
 Each check's results against a mutant are kept in the lab's cache store (lab.cache), keyed on
-what decides them: the part of the text that this one check can reach (lab.mutation.reach), the
+what decides them: the part of the text that this one check can reach (lab.grading.reach), the
 checker (lab.grading.checker_digest), the mutant's id, steps and the time limit. Not the
 language, and no messages are kept (no report shows a mutant's): ``make check`` reuses what
 ``make check-step N`` computed, ``LAB_LANG=ja`` what English did, the mutation report what
@@ -18,20 +18,20 @@ sends the implementation itself through here too (lab.mutation.passing).
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from lab import cache
 from lab.grading.checker_digest import checker_digest
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
 from lab.model.checks import checks_of
-from lab.mutation.reach import check_text, relevant_text
+from lab.grading.reach import check_text, relevant_text
 from lab.running.runner import Result, run
 from lab.text.messages import say
 from lab.model.targets import Target
 
 NAMESPACE = "kill-matrix"
-WHOLE = "every check"  # the key of a whole run's results, kept whole when it lost a check (see _keys)
+WHOLE = "every check"  # part of the key of a whole run's results (see Keys)
 LOSSES = ("timeout", "crashed")
 
 
@@ -53,16 +53,16 @@ def results(jobs, time_limit=10.0, lang="en", use_cache=True):
     part): the others came from the cache."""
     checker = checker_digest()
     keys = {job.target.id: _keys(job, time_limit, checker) for job in jobs}
-    found = {job.target.id: _cached(keys[job.target.id]) if use_cache else {} for job in jobs}
+    found = {job.target.id: _cached(keys[job.target.id]) if use_cache else Found() for job in jobs}
     to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
     ran = _run_in_parallel(to_run, time_limit, lang)
     # A check of a partial run hung or crashed: that may change what the others report, run them all.
-    lost = {t.id: replace(t, steps=_steps(keys[t.id]), checks=None) for t in to_run if t.checks is not None and _lossy(ran[t.id], lang)}
+    lost = {t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None) for t in to_run if t.checks is not None and _lossy(ran[t.id], lang)}
     ran.update(_run_in_parallel(list(lost.values()), time_limit, lang))
     for target in to_run:
         target = lost.get(target.id, target)
         _store(target, ran[target.id], keys[target.id], found[target.id], lang)
-    return [r for job in jobs for r in _ordered(keys[job.target.id], found[job.target.id])], len(to_run)
+    return [r for job in jobs for r in found[job.target.id].ordered(keys[job.target.id])], len(to_run)
 
 
 def pending(job, time_limit=10.0):
@@ -77,25 +77,49 @@ def killed_by(results):
     return list(dict.fromkeys(r.check for r in results if r.status != "passed"))
 
 
-def _keys(job, time_limit, checker):
-    """{(step, check): the key of one check's results, WHOLE: the key of a whole run's}.
+@dataclass(frozen=True)
+class Keys:
+    """Where a job's results are kept in the cache store.
 
     A check's results depend on the text that it can reach, except in a run where some check
     hung or crashed: its process was replaced and, after LOST_LIMIT losses, the rest of its step
     was not run. Such a run is kept whole, keyed on the text that every check can reach."""
+
+    checks: dict  # (step, check) -> the key of that check's results, in collection order
+    whole: str  # the key of a whole run's results
+
+
+@dataclass
+class Found:
+    """A job's results known so far: by check, or a whole run's."""
+
+    checks: dict = field(default_factory=dict)  # (step, check) -> its results
+    whole: list | None = None
+
+    def missing(self, keys):
+        return [] if self.whole is not None else [name for name in keys.checks if name not in self.checks]
+
+    def ordered(self, keys):
+        """Every result in collection order: the keys' order, or the whole run's."""
+        if self.whole is not None:
+            return self.whole
+        return [r for name in keys.checks if name in self.checks for r in self.checks[name]]
+
+
+def _keys(job, time_limit, checker):
     target, text = job.target, job.text
     common = (checker, target.id, repr(target.steps), str(float(time_limit)))
-    keys = {(step, check): cache.key(*common, check, check_text(text, step, check)) for step in target.steps for check in checks_of(step)}
-    keys[WHOLE] = cache.key(*common, WHOLE, relevant_text(text, target.steps))
-    return keys
+    return Keys(
+        checks={(step, check): cache.key(*common, check, check_text(text, step, check)) for step in target.steps for check in checks_of(step)},
+        whole=cache.key(*common, WHOLE, relevant_text(text, target.steps)),
+    )
 
 
 def _cached(keys):
-    """{(step, check): its results} of the checks in the cache store, or {WHOLE: results}."""
-    whole = _stored(keys[WHOLE])
+    whole = _stored(keys.whole)
     if whole is not None:
-        return {WHOLE: whole}
-    return {name: stored for name, key in keys.items() if name != WHOLE and (stored := _stored(key)) is not None}
+        return Found(whole=whole)
+    return Found(checks={name: stored for name, key in keys.checks.items() if (stored := _stored(key)) is not None})
 
 
 def _stored(key):
@@ -107,38 +131,32 @@ def _stored(key):
 
 def _narrowed(target, keys, found):
     """The target with only its checks not found (every check when none is), or None when all are."""
-    missing = [name for name in keys if name != WHOLE and name not in found]
-    if WHOLE in found or not missing:
+    missing = found.missing(keys)
+    if not missing:
         return None
-    if len(missing) == len(keys) - 1:
+    if len(missing) == len(keys.checks):
         return target
     return replace(target, steps=_steps(missing), checks=tuple(check for _, check in missing))
 
 
 def _store(target, results, keys, found, lang):
     """Keep what the target's run found: each check's results under its own key, or the whole
-    run's under WHOLE when it ran every check and lost one (or ran one that lab.model.checks does
-    not know, which no check's key covers)."""
-    whole = _lossy(results, lang) or any((r.step, r.check) not in keys for r in results)
+    run's when it ran every check and lost one (or ran one that lab.model.checks does not know,
+    which no check's key covers)."""
+    whole = _lossy(results, lang) or any((r.step, r.check) not in keys.checks for r in results)
     results = [_quiet(r) for r in results]
     if target.checks is None and whole:
-        found.clear()
-        found[WHOLE] = results
-        cache.set(NAMESPACE, keys[WHOLE], [asdict(r) for r in results])
+        found.checks, found.whole = {}, results
+        cache.set(NAMESPACE, keys.whole, [asdict(r) for r in results])
         return
-    asked = [name for name in keys if name != WHOLE and (target.checks is None or name[1] in target.checks and name[0] in target.steps)]
-    for name in asked:
-        found[name] = [r for r in results if (r.step, r.check) == name]
-        cache.set(NAMESPACE, keys[name], [asdict(r) for r in found[name]])
-
-
-def _ordered(keys, found):
-    """The results of the checks in collection order: the keys' order, or the whole run's."""
-    return [r for name in keys if name in found for r in found[name]]
+    for name in keys.checks:
+        if target.checks is None or (name[0] in target.steps and name[1] in target.checks):
+            found.checks[name] = [r for r in results if (r.step, r.check) == name]
+            cache.set(NAMESPACE, keys.checks[name], [asdict(r) for r in found.checks[name]])
 
 
 def _steps(names):
-    return tuple(sorted({name[0] for name in names if name != WHOLE}))
+    return tuple(sorted({step for step, _ in names}))
 
 
 def _lossy(results, lang):

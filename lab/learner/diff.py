@@ -9,10 +9,10 @@ counted. Messages of any other shape pass through unchanged.
 import ast
 import difflib
 
-from lab.text.messages import words_of
+from lab.text.messages import CATALOGUE, words_of
 
-GOT = ("got:", "結果:")
-EXPECTED = ("expected:", "期待:")
+# The labels of explain()'s second and third lines, in every language of the catalogue.
+GOT, EXPECTED = (tuple(table["checks.explain"].splitlines()[line].split()[0] for table in CATALOGUE.values()) for line in (1, 2))
 LONG = 100  # a line longer than this gives its repr's place to a short summary
 
 

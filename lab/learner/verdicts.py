@@ -3,7 +3,7 @@
 A verdict is recorded by every `make check-step` of the learner's steps/ and by `make progress`
 when it had to check. Its key is what decides it: the checks and the checker
 (lab.grading.checker_digest) and the part of the learner's module that the step's checks
-can reach (lab.mutation.reach). An edit anywhere the
+can reach (lab.grading.reach). An edit anywhere the
 checks reach changes the key, so a cached verdict is never stale.
 """
 
@@ -14,7 +14,7 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import assemble, read
 from lab.learner.store import read_json, write_json
 from lab.grading.checker_digest import checker_digest
-from lab.mutation.reach import relevant_text
+from lab.grading.reach import relevant_text
 
 CACHE_FILE = "verdicts.json"
 

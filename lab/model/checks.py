@@ -2,9 +2,9 @@
 
 A check calls the code under test by name (``call(lease, "claim", ...)``, ``lease.claim``). The
 functions a check names are found by over-approximation: any string constant, attribute, bare
-name or parameter equal to a function's name counts. lab/mutation/reach.py closes them over the
+name or parameter equal to a function's name counts. lab/grading/reach.py closes them over the
 module's own calls, to key each check's cached results on the text it can reach;
-tests/test_mutation_reach.py compares them with the functions the checks actually call.
+tests/test_reach.py compares them with the functions the checks actually call.
 """
 
 import ast

@@ -10,29 +10,28 @@ from lab.model.course import load_course
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import equivalents, kill_runs, listing, passing, stage, variants
 from lab.mutation.model import Report
-from lab.text.messages import words_of
+from lab.text.messages import say
 
 REFERENCE_FILE = "solutions.py"
 
 
 def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equivalents.LEARNER_LEDGER, lang="en"):
     started = time.monotonic()
-    words = words_of("mutation", lang)
     progress = progress or (lambda message: print(f"[{time.monotonic() - started:5.1f} s] {message}", flush=True))
     implementation = read(impl, lang=lang)
     label = display_path(impl).rstrip("/")
     source = assemble(implementation)
     file_name = label if label.endswith(".py") else f"{label}.py"
 
-    stage.stage(source, stage_dir)
-    generating = stage.start_generating(stage_dir)  # beside the checks below, on the other core
     is_reference = Path(impl).resolve() == SOLUTIONS_DIR.resolve()
-    snapshot = None if is_reference else stage.snapshot(implementation, stage_dir)
-    steps = _planned_steps(snapshot, label, source, file_name, generating, progress, lang)
     # The lab's ledger covers the reference; for any other code, the learner's own ledger too.
     ledger = equivalents.Ledger() if is_reference else equivalents.Ledger(equivalents.LEDGER, learner_ledger)
-    found = variants.read_variants(stage.generated(generating, stage_dir), stage.MODULE, source)
-    progress(words("mutants", count=len(found)))
+    stage.stage(source, stage_dir)
+    with stage.generating(stage_dir) as generating:  # beside the checks below, on the other core
+        snapshot = None if is_reference else stage.snapshot(implementation, stage_dir)
+        steps = _planned_steps(snapshot, label, source, file_name, progress, lang)
+        found = variants.read_variants(stage.generated(generating, stage_dir), stage.MODULE, source)
+    progress(say("mutation.mutants", lang, count=len(found)))
 
     reference = assemble(read(SOLUTIONS_DIR, label="solutions"))
     prebuilt_file = file_name if label == "solutions" else REFERENCE_FILE
@@ -51,20 +50,17 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=equival
     )
 
 
-def _planned_steps(snapshot, label, source, file_name, generating, progress, lang):
+def _planned_steps(snapshot, label, source, file_name, progress, lang):
     """The steps whose checks run against the mutants: those that pass, from step 1 on, checked
     on the implementation's snapshot (None: the reference, which passes every step);
     MutmutFailed if step 1 does not pass."""
-    words = words_of("mutation", lang)
     if snapshot is None:
         steps = tuple(s.number for s in load_course())
     else:
         steps = passing.passing_steps(snapshot, label, source, progress, lang)
     if not steps:
-        if generating:
-            generating.communicate()
-        raise stage.MutmutFailed(words("step_1_fails", label=label))
-    progress(words("mutating", file=file_name, first=steps[0], last=steps[-1]))
+        raise stage.MutmutFailed("mutation.step_1_fails", label=label)
+    progress(say("mutation.mutating", lang, file=file_name, first=steps[0], last=steps[-1]))
     return steps
 
 

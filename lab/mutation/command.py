@@ -51,7 +51,10 @@ def main(argv=None):
         stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
         stage_dir.parent.mkdir(exist_ok=True)
         report = build(args.impl, stage_dir=stage_dir, learner_ledger=Path(args.ledger), lang=args.lang)
-    except (UsageError, MutmutFailed, LedgerError) as error:
+    except (MutmutFailed, LedgerError) as error:
+        print(say("command.mutation_failed", args.lang, error=error.said(args.lang)), file=sys.stderr)
+        return ExitStatus.USAGE
+    except UsageError as error:
         print(say("command.mutation_failed", args.lang, error=error), file=sys.stderr)
         return ExitStatus.USAGE
     out = Path(args.out)

@@ -6,13 +6,14 @@ import tomllib
 from dataclasses import dataclass
 
 from lab.model.course import LAB_ROOT
+from lab.text.messages import Said
 
 LEDGER = LAB_ROOT / "mutation" / "equivalents.toml"
 # A learner's own reviewed equivalents for their code, in the same format; read beside the lab's.
 LEARNER_LEDGER = LAB_ROOT / "mutation" / "my-equivalents.toml"
 
 
-class LedgerError(ValueError):
+class LedgerError(Said, ValueError):
     """A ledger file that cannot be read: the message names the file and what is wrong."""
 
 
@@ -36,13 +37,13 @@ class Ledger:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise LedgerError(f"{path.name} is not valid TOML: {error}") from None
+            raise LedgerError("mutation.ledger_not_toml", file=path.name, error=error) from None
         for entry in data.get("rule", []) + data.get("mutant", []):
             if not isinstance(entry, dict) or not entry.get("reason"):
-                raise LedgerError(f"{path.name}: every entry needs a one-line reason: {entry}")
+                raise LedgerError("mutation.ledger_no_reason", file=path.name, entry=entry)
         for entry in data.get("mutant", []):
             if not all(isinstance(entry.get(k), str) for k in ("function", "before", "after")):
-                raise LedgerError(f"{path.name}: a [[mutant]] needs function, before and after: {entry}")
+                raise LedgerError("mutation.ledger_incomplete_mutant", file=path.name, entry=entry)
         self.rules += data.get("rule", [])
         self.mutants += data.get("mutant", [])
     def match(self, variant):

@@ -6,7 +6,7 @@ import difflib
 
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
-from lab.mutation import reach
+from lab.grading import reach
 from lab.mutation.model import Mutant, change_location, text_location
 
 

@@ -9,23 +9,28 @@ runs again only when the module's text changed.
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
 from lab import cache
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
+from lab.text.messages import Said
 
 STAGE_DIR = LAB_ROOT / ".mutmut-stage"
-MODULE = "lease"  # the staged module's import name: mutmut's trampoline needs exactly this one
+MODULE = "lease"  # the staged module's name: mutmut names its mutants after it (lease.x_claim__mutmut_19)
 WORKERS = 2
+GENERATE_LIMIT = 300  # seconds mutmut may take to write the mutants (about 2 s on two cores)
 
 SETUP_CFG = """\
 # Written by lab.mutation on every run; mutmut reads its configuration from this folder only.
 [mutmut]
 source_paths = {module}.py
+# copy nothing else into mutants/: mutmut only writes the mutants here, the lab's checker runs them
 also_copy =
 """
 
@@ -76,26 +81,38 @@ create_mutants({workers})
 """
 
 
-def start_generating(stage_dir=STAGE_DIR, workers=WORKERS):
-    """Start mutmut writing its mutants; generated() waits for it. It needs only the module: it
-    runs while the implementation's checks do. None when the mutants of this very module are
-    there already: mutmut would take seconds to find that out."""
+@contextmanager
+def generating(stage_dir=STAGE_DIR, workers=WORKERS):
+    """mutmut writing its mutants while the block runs, beside the implementation's checks (it
+    needs only the module); generated() waits for it. None when the mutants of this very module
+    are there already: mutmut would take seconds to find that out. Ended, with whatever it
+    started, when the block leaves before it is done (an error, Ctrl-C)."""
     if _generated_from(stage_dir) == _source_key(stage_dir):
-        return None
-    return subprocess.Popen(
+        yield None
+        return
+    process = subprocess.Popen(
         [sys.executable, "-c", GENERATE.format(workers=workers)], cwd=stage_dir, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
 
 
 def generated(process, stage_dir=STAGE_DIR):
     """mutmut's copy of the module, in which every mutant is a function of its own, once it is
-    written; MutmutFailed, with mutmut's last words, when it could not be."""
+    written; MutmutFailed, with mutmut's last words, when it could not be within GENERATE_LIMIT."""
     mutated = Path(stage_dir) / "mutants" / f"{MODULE}.py"
     if process is not None:
-        output, _ = process.communicate()
+        try:
+            output, _ = process.communicate(timeout=GENERATE_LIMIT)
+        except subprocess.TimeoutExpired:
+            raise MutmutFailed("mutation.mutmut_hung", seconds=GENERATE_LIMIT) from None
         if process.returncode != 0 or not mutated.exists():
-            raise MutmutFailed(f"mutmut could not write its mutants (exit {process.returncode}) in {stage_dir}:\n{(output or '')[-3000:]}")
+            raise MutmutFailed("mutation.mutmut_failed", code=process.returncode, folder=stage_dir, output=(output or "")[-3000:])
         _marker(stage_dir).write_text(_source_key(stage_dir), encoding="utf-8")
     return mutated.read_text(encoding="utf-8")
 
@@ -118,5 +135,5 @@ def _marker(stage_dir):
     return Path(stage_dir) / "mutants" / f"{MODULE}.py.source-key"
 
 
-class MutmutFailed(Exception):
+class MutmutFailed(Said):
     """mutmut itself stopped, or step 1 of the code does not pass: there is nothing to mutate."""

@@ -13,8 +13,6 @@ STATUS = {
     "timeout": "Timeout",
     "no tests": "NoCoverage",
     "not checked": "Pending",
-    "skipped": "Ignored",
-    "caught by type check": "CompileError",
 }
 
 

@@ -3,7 +3,7 @@
 mutmut's copy of the module (``mutants/lease.py`` in the stage) holds every variant as a
 function of its own, ``x_claim__mutmut_19`` beside ``x_claim__mutmut_orig``. Reading those
 with ``ast`` gives each mutant's exact text without mutmut's trampoline, so that the checker
-can import it like any other implementation.
+can load it like any other implementation.
 """
 
 import ast

@@ -41,7 +41,12 @@ def run_child(plan_path, events, workdir, time_limit, deadline, command):
             cwd=plan_path.parent / "scratch", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
             env=child_environment(plan_path.parent / "scratch"), start_new_session=True, preexec_fn=preexec,
         )
-        hung, out_of_time = _watch(child, events, time_limit, deadline)
+        try:
+            hung, out_of_time = _watch(child, events, time_limit, deadline)
+        finally:  # Ctrl-C or an error here: the child's session would outlive the parent
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
     confinement.remove_groups_of(child.pid)  # left by learner processes of a child that was killed
     with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it
         stderr.seek(max(0, stderr_path.stat().st_size - 4000))

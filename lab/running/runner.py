@@ -24,7 +24,6 @@ from lab.running.probe import find_problems
 from lab.sandbox import confinement
 from lab.model.targets import Plan
 
-CHECKS_DIR = LAB_ROOT / "checks"
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
 
 

@@ -1,4 +1,4 @@
-"""The lab's own code (the reference, a pre-built mutant, mutmut's staged copy) as the checks see
+"""The lab's own code (the reference, a pre-built mutant, a mutmut mutant's module file) as the checks see
 it: loaded into the checks' process, with the same few extra verbs as a learner's module.
 
 Only code the lab ships runs this way; a learner's files always run in a learner process

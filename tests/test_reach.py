@@ -1,4 +1,4 @@
-"""The reachability map that keys the kill matrix's cache (lab.mutation.reach) against the
+"""The reachability map that keys the kill matrix's cache (lab.grading.reach) against the
 functions that each step's checks, and each check, really call when they run on the reference.
 
 If the map missed a function, an edit to it would leave stale verdicts in the cache; if it named
@@ -19,7 +19,7 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model import checks
-from lab.mutation import reach
+from lab.grading import reach
 from lab.model.targets import PLAN_VARIABLE, Target
 
 STEPS = [step.number for step in load_course()]

@@ -49,7 +49,8 @@ def _named_by(node):
     return named, names_in(_signature(node)) if node.__class__ in FUNCTIONS else named
 
 
-_PIECES = {}  # what _piece found, by the piece's text and place: for the life of the process
+_PIECES = {}  # what _piece found, by the piece's text and place (emptied when it holds PIECES_KEPT)
+PIECES_KEPT = 4096
 
 
 def _piece(text, node):
@@ -58,6 +59,8 @@ def _piece(text, node):
     a mutant has all its pieces but one in common with its neighbours."""
     key = (text, node.__class__, node.col_offset, node.end_col_offset)  # two statements may share a line
     if key not in _PIECES:
+        if len(_PIECES) >= PIECES_KEPT:
+            _PIECES.clear()
         function = node.__class__ in FUNCTIONS
         stub = ast.unparse(_signature(node)) if function else text
         _PIECES[key] = (*_named_by(node), stub, not function or _compiles(text))
