@@ -32,10 +32,11 @@ def matrix_run(monkeypatch):
     id and step) fail. Returns the jobs it was given, call by call."""
     calls = Calls()
 
-    def kill_matrix(jobs, stage_dir):
+    def kill_matrix(jobs):
         calls.append(jobs)
         found = {}
-        for target_id, steps, _text, _prebuilt in jobs:
+        for job in jobs:
+            target_id, steps = job.target.id, job.target.steps
             mutant = target_id.removesuffix(" with later steps")
             found[target_id] = [
                 Result(f"check_{s}", f"check_{s}", target_id, s, [], "failed" if (mutant, s) in calls.failing else "passed", "", 0.0)
@@ -53,39 +54,39 @@ def mutants():
     return found, listing.mutmut_mutants(found, SOURCE, "solutions.py", EVERY_STEP, equivalents.Ledger())
 
 
-def test_a_mutant_its_own_steps_checks_kill_runs_once(matrix_run, mutants):
+def test_a_mutant_its_own_steps_checks_kill_runs_once(matrix_run, mutants, tmp_path):
     found, listed = mutants
     matrix_run.failing = {("lease.x_claim__mutmut_1", 4)}
-    results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, None, lambda message: None)
+    results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, lambda message: None)
     claim = next(m for m in listed if m.id == "lease.x_claim__mutmut_1")
     assert claim.status == "killed" and [r.check for r in results[claim.id]] == ["check_4"]
-    assert "lease.x_claim__mutmut_1 with later steps" not in [job[0] for job in matrix_run[-1]]
+    assert "lease.x_claim__mutmut_1 with later steps" not in [job.target.id for job in matrix_run[-1]]
 
 
-def test_a_mutant_only_a_later_step_kills_runs_again_with_the_later_steps(matrix_run, mutants):
+def test_a_mutant_only_a_later_step_kills_runs_again_with_the_later_steps(matrix_run, mutants, tmp_path):
     found, listed = mutants
     matrix_run.failing = {("lease.x_claim__mutmut_2", 8)}  # claim_many calls claim
-    results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, None, lambda message: None)
+    results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, lambda message: None)
     claim = next(m for m in listed if m.id == "lease.x_claim__mutmut_2")
     assert claim.status == "killed"
     assert [(r.step, r.status) for r in results[claim.id]] == [(4, "passed"), (5, "passed"), (6, "passed"), (7, "passed"), (8, "failed")]
-    assert ("lease.x_claim__mutmut_2 with later steps", (4, 5, 6, 7, 8)) in [job[:2] for job in matrix_run[-1]]
+    assert ("lease.x_claim__mutmut_2 with later steps", (4, 5, 6, 7, 8)) in [(job.target.id, job.target.steps) for job in matrix_run[-1]]
 
 
-def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_run, mutants):
+def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_run, mutants, tmp_path):
     found, listed = mutants
-    kill_runs.run(listed, found, SOURCE, EVERY_STEP, None, lambda message: None)
+    kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, lambda message: None)
     release = next(m for m in listed if m.id == "lease.x_release__mutmut_3")
     assert release.status == "survived"
-    assert ("lease.x_release__mutmut_3 with later steps", (7, 8)) in [job[:2] for job in matrix_run[-1]]
+    assert ("lease.x_release__mutmut_3 with later steps", (7, 8)) in [(job.target.id, job.target.steps) for job in matrix_run[-1]]
 
 
-def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run(matrix_run):
+def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run(matrix_run, tmp_path):
     found = [variant("renew", 1), variant("claim", 2)]
     listed = listing.mutmut_mutants(found, SOURCE, "solutions.py", (1, 2, 3, 4), equivalents.Ledger())
     assert [m.status for m in listed] == ["no tests", "not checked"]
-    kill_runs.run(listed, found, SOURCE, (1, 2, 3, 4), None, lambda message: None)
-    assert [job[0] for call in matrix_run for job in call] == ["lease.x_claim__mutmut_2"]
+    kill_runs.run(listed, found, SOURCE, (1, 2, 3, 4), tmp_path, lambda message: None)
+    assert [job.target.id for call in matrix_run for job in call] == ["lease.x_claim__mutmut_2"]
     assert listed[0].status == "no tests" and not listed[0].scored
 
 

@@ -118,10 +118,7 @@ def _shape(text):
     except SyntaxError:
         return None
     lines = text.splitlines(keepends=True)
-    wholes = [
-        "".join(lines[(node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1 : node.end_lineno])
-        for node in tree.body
-    ]
+    wholes = ["".join(lines[first_line(node) - 1 : node.end_lineno]) for node in tree.body]
     graph, on_import = _call_graph(tree, wholes)
     pieces = []
     for node, whole in zip(tree.body, wholes):
@@ -139,3 +136,9 @@ def _compiles(piece):
     except (SyntaxError, ValueError):
         return False
     return True
+
+
+def first_line(node):
+    """The line a top-level statement starts on, its decorators included."""
+    decorators = getattr(node, "decorator_list", None)
+    return decorators[0].lineno if decorators else node.lineno

@@ -14,14 +14,14 @@ def run(mutants, variants, source, steps, stage_dir, progress, lang="en"):
     """Each mutant's results by id (those of its run with the later steps, where it had one),
     and its status set from them: killed, survived or timeout. progress gets its lines in lang."""
     words = words_of("mutation", lang)
-    jobs = Jobs(variants, source, steps)
+    jobs = Jobs(variants, source, steps, stage_dir)
     first = jobs.first(mutants)
     progress(words("matrix_start", count=len(first)))
-    results, ran = matrix.kill_matrix(first, stage_dir)
+    results, ran = matrix.kill_matrix(first)
     again = {m.id: jobs.with_later_steps(m) for m in mutants if jobs.needs_later_steps(m, results.get(m.id))}
     if again:
-        later, ran_later = matrix.kill_matrix(list(again.values()), stage_dir)
-        results.update({m_id: later[job[0]] for m_id, job in again.items()})
+        later, ran_later = matrix.kill_matrix(list(again.values()))
+        results.update({m_id: later[job.target.id] for m_id, job in again.items()})
         ran += ran_later
     progress(words("matrix_done", ran=ran, cached=len(first) + len(again) - ran))
     for m in mutants:
@@ -43,11 +43,10 @@ def status(results):
 
 
 class Jobs:
-    """The kill matrix's jobs for the mutants of one source: (target id, steps, module text or
-    None, pre-built mutant id or None), as lab.mutation.matrix takes them."""
+    """The kill matrix's jobs (lab.mutation.matrix) for the mutants of one source."""
 
-    def __init__(self, variants, source, steps):
-        self.by_id, self.source, self.steps = {v.name: v for v in variants}, source, steps
+    def __init__(self, variants, source, steps, stage_dir):
+        self.by_id, self.source, self.steps, self.stage_dir = {v.name: v for v in variants}, source, steps, stage_dir
 
     def first(self, mutants):
         """Each mutant against its own step's checks; mutmut's equivalents, and its mutants that
@@ -55,14 +54,15 @@ class Jobs:
         jobs = []
         for m in mutants:
             if m.origin == "mutmut" and m.status == "not checked":
-                jobs.append((m.id, (m.step,), self.by_id[m.id].module(self.source), None))
+                jobs.append(matrix.mutant_job(m.id, (m.step,), self.by_id[m.id].module(self.source), self.stage_dir))
             elif m.origin == "pre-built":
-                jobs.append((m.id, (m.step,), None, m.id))
+                jobs.append(matrix.prebuilt_job(m.id, (m.step,)))
         return jobs
 
     def with_later_steps(self, m):
         """Its run with the later steps too; its own id keeps its cache entry beside the first."""
-        return (f"{m.id} with later steps", tuple(s for s in self.steps if s >= m.step), self.by_id[m.id].module(self.source), None)
+        steps = tuple(s for s in self.steps if s >= m.step)
+        return matrix.mutant_job(f"{m.id} with later steps", steps, self.by_id[m.id].module(self.source), self.stage_dir)
 
     def needs_later_steps(self, m, own):
         """A mutmut mutant that its own step's checks (own: their results) do not kill, when

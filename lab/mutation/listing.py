@@ -60,7 +60,7 @@ def _step_of_function(source, steps):
 def _first_lines(source):
     tree = ast.parse(source)
     return {
-        node.name: (node.decorator_list[0].lineno if node.decorator_list else node.lineno)
+        node.name: reach.first_line(node)
         for node in tree.body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     }

@@ -15,39 +15,32 @@ from lab.model.targets import Target
 MATRIX_DIR = "matrix"
 
 
-def module_name(variant_name):
-    """lease.x_claim__mutmut_19 -> lease_x_claim__mutmut_19, the name of its file."""
-    return variant_name.replace(".", "_")
-
-
-def kill_matrix(jobs, stage_dir, time_limit=10.0):
-    """Results per target id, and how many ran (not cached).
-
-    jobs: (target id, steps, module text or None, pre-built mutant id or None).
-    """
-    folder = Path(stage_dir).resolve() / MATRIX_DIR
-    folder.mkdir(exist_ok=True)
-    matrix_jobs = _jobs(jobs, folder)
-    for job in matrix_jobs:
+def kill_matrix(jobs, time_limit=10.0):
+    """Results per target id, and how many ran (not cached). jobs: of mutant_job and
+    prebuilt_job; a mutmut mutant's module file is written first, when its text changed."""
+    for job in jobs:
         if job.target.module_file:
             path = Path(job.target.module_file)
+            path.parent.mkdir(exist_ok=True)
             if not path.exists() or path.read_text(encoding="utf-8") != job.text:
                 path.write_text(job.text, encoding="utf-8")
-    found, ran = results(matrix_jobs, time_limit)
-    by_target = {job.target.id: [] for job in matrix_jobs}
+    found, ran = results(jobs, time_limit)
+    by_target = {job.target.id: [] for job in jobs}
     for result in found:
         by_target[result.target].append(result)
     return by_target, ran
 
 
-def _jobs(jobs, folder):
-    found = []
-    for target_id, steps, text, mutant_id in jobs:
-        if mutant_id:
-            found.append(Job(Target(target_id, tuple(steps), mutant=mutant_id), _prebuilt_texts()[mutant_id]))
-        else:
-            found.append(Job(Target(target_id, tuple(steps), module_file=str(folder / f"{module_name(target_id)}.py")), text))
-    return found
+def mutant_job(target_id, steps, text, stage_dir):
+    """A mutmut mutant as a module file of the stage (lease.x_claim__mutmut_19 in
+    matrix/lease_x_claim__mutmut_19.py), checked by the checks of `steps`."""
+    path = Path(stage_dir).resolve() / MATRIX_DIR / f"{target_id.replace('.', '_')}.py"
+    return Job(Target(target_id, tuple(steps), module_file=str(path)), text)
+
+
+def prebuilt_job(mutant_id, steps):
+    """A pre-built mutant, checked by the checks of `steps` (its text is make check's)."""
+    return Job(Target(mutant_id, tuple(steps), mutant=mutant_id), _prebuilt_texts()[mutant_id])
 
 
 @functools.cache

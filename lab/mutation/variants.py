@@ -11,6 +11,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from lab.grading.reach import first_line
+
 VARIANT = re.compile(r"^x_(?P<function>\w+?)__mutmut_(?P<number>\d+|orig)$")
 
 
@@ -32,7 +34,7 @@ class Variant:
         """The whole module text with this mutant's function in place of the original one."""
         lines = source.splitlines(keepends=True)
         node = _functions(source)[self.function]
-        start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
+        start = first_line(node) - 1
         return "".join(lines[:start]) + self.mutated + "\n" + "".join(lines[node.end_lineno:])
 
 
@@ -66,8 +68,7 @@ def _functions(text):
 
 def _text(source, node):
     lines = source.splitlines(keepends=True)
-    start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
-    return "".join(lines[start : node.end_lineno]).rstrip("\n")
+    return "".join(lines[first_line(node) - 1 : node.end_lineno]).rstrip("\n")
 
 
 def _renamed(text, variant_name, function):
