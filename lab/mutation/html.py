@@ -44,7 +44,7 @@ def page(report, lang="en"):
         f"<h1>{words('title', impl=f'<code>{escape(report.impl)}</code>')}</h1>",
         f'<p id="overall">{overall}</p>',
         _score_table(report, words),
-        _survivors(report, lang),
+        _survivors(report, words, lang),
     ]
     for name, source in report.files.items():
         parts.append(_source(name, source, [m for m in report.mutants if m.file == name], words))
@@ -63,8 +63,8 @@ def _score_table(report, words):
     return "\n".join(rows) + "</table>"
 
 
-def _survivors(report, lang):
-    words = words_of("mutation", lang)
+def _survivors(report, words, lang):
+    """lang: for the survivors' clauses, read from their step's contract in that language."""
     survivors = report.survivors()
     out = [f'<h2 id="survivors">{words("survivors", count=len(survivors))}</h2>']
     if not survivors:
