@@ -1,7 +1,8 @@
 """Fixtures shared by the step checks: the code under test (``lease``) and a fresh database."""
 
-import itertools
-import sqlite3
+import os
+import tempfile
+from contextlib import closing
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
@@ -9,6 +10,7 @@ from hypothesis.internal.conjecture import engine
 
 from lab.model.course import step_of_check
 from lab.model.targets import Plan, Target
+from support import open_db
 
 # The same examples on every run (derandomize), and no example database in the repository:
 # a learner must see the same report for the same code.
@@ -75,16 +77,18 @@ def lease(request):
 
 
 @pytest.fixture
-def new_db(tmp_path):
-    """A factory of fresh database files that already hold the jobs table, made with plain sqlite3."""
-    counter = itertools.count()
+def new_db():
+    """A factory of fresh database files that already hold the jobs table, made with plain sqlite3.
+
+    Each lies in a folder of its own that the checks make in the scratch folder, the one folder
+    the learner processes see: a link the learner's code planted beside an earlier database can
+    never be where the next one is made (support.open_db refuses links it finds later)."""
 
     def make(with_table=True):
-        path = str(tmp_path / f"jobs-{next(counter)}.db")
+        path = os.path.join(tempfile.mkdtemp(prefix="db-", dir=PLAN.scratch), "jobs.db")
         if with_table:
-            with sqlite3.connect(path) as conn:
+            with closing(open_db(path)) as conn, conn:
                 conn.execute(SCHEMA)
-            conn.close()
         return path
 
     return make

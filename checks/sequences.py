@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from model import COLUMNS, TableModel
-from support import LANG, describe, explain
+from support import LANG, describe, explain, open_db
 
 from lab.model.course import load_course
 from lab.model.outcomes import ClauseBroken, NotImplementedYet
@@ -161,7 +161,7 @@ class Sequence:
         self.lease, self.db, self.model = lease, db, TableModel(rows)
         self.history = []
         if seed_table:
-            with closing(sqlite3.connect(db)) as conn, conn:
+            with closing(open_db(db)) as conn, conn:
                 conn.executemany(
                     f"INSERT INTO jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
                     [tuple(r[c] for c in COLUMNS) for r in self.model.rows.values()],
@@ -217,7 +217,7 @@ class Sequence:
             sql = f"UPDATE jobs SET {', '.join(f'{c}=?' for c in names)} WHERE id=?"
             values = (*columns.values(), job_id)
         try:
-            with closing(sqlite3.connect(self.db, timeout=1)) as conn, conn:
+            with closing(open_db(self.db, timeout=1)) as conn, conn:
                 conn.execute(sql, values)
             got = None
         except sqlite3.IntegrityError as error:
@@ -228,7 +228,7 @@ class Sequence:
         self._compare_table(expected)
 
     def _compare_table(self, expected):
-        with closing(sqlite3.connect(self.db, timeout=1)) as conn:
+        with closing(open_db(self.db, timeout=1)) as conn:
             stored = {r[0]: dict(zip(COLUMNS, r)) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs ORDER BY id")}
         for job_id in sorted(set(stored) | set(self.model.rows)):
             got, want = stored.get(job_id), self.model.rows.get(job_id)

@@ -1,7 +1,9 @@
 """Helpers of the step checks: arrange and observe rows with plain sqlite3, call the code under test,
 and word a failure as "called …; got …; expected …" in the learner's language."""
 
+import os
 import sqlite3
+import stat
 import subprocess
 import sys
 from contextlib import closing, contextmanager
@@ -29,10 +31,24 @@ PARAMETERS = {
 }
 
 
+def open_db(db, **options):
+    """sqlite3.connect to a database the checks made, in its folder of its own: the folder and the
+    file are looked at first (lstat), and a link or anything but a regular file there is refused.
+    The learner's code can write that folder; the checks never follow what it plants there."""
+    for place, kind in ((os.path.dirname(db), stat.S_ISDIR), (db, stat.S_ISREG)):
+        try:
+            mode = os.lstat(place).st_mode
+        except FileNotFoundError:  # a file the code under test removed is made anew, as SQLite does
+            continue
+        if not kind(mode):
+            raise AssertionError(say("checks.db_not_a_file", LANG, path=os.path.basename(place)))
+    return sqlite3.connect(db, **options)
+
+
 def seed(db, job_id, **columns):
     """Insert one job row directly, with the given columns and the table's defaults for the rest."""
     names = ["id", *columns]
-    with closing(sqlite3.connect(db)) as conn, conn:
+    with closing(open_db(db)) as conn, conn:
         conn.execute(
             f"INSERT INTO jobs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
             (job_id, *columns.values()),
@@ -41,13 +57,13 @@ def seed(db, job_id, **columns):
 
 def row(db, job_id):
     """The stored row as a dict, read through a connection of the check's own, or None."""
-    with closing(sqlite3.connect(db, timeout=1)) as conn:
+    with closing(open_db(db, timeout=1)) as conn:
         found = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs WHERE id=?", (job_id,)).fetchone()
     return dict(zip(COLUMNS, found)) if found else None
 
 
 def count_rows(db):
-    with closing(sqlite3.connect(db, timeout=1)) as conn:
+    with closing(open_db(db, timeout=1)) as conn:
         return conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
 
 
@@ -122,7 +138,8 @@ def assert_unchanged(db, job_id, before, called, en, ja):
 
 
 HOLD = (
-    "import sqlite3, sys, time\n"
+    "import os, sqlite3, stat, sys, time\n"
+    "assert stat.S_ISREG(os.lstat(sys.argv[1]).st_mode)\n"  # no link followed here either
     "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
     "conn.execute('BEGIN IMMEDIATE')\n"
     "print('held', flush=True)\n"

@@ -5,7 +5,7 @@ from contextlib import closing
 
 import pytest
 from sequences import model_check
-from support import DEFAULT_ROW, call, changes, explain, row, seed, then, words
+from support import DEFAULT_ROW, call, changes, explain, open_db, row, seed, then, words
 
 # (name, declared type, NOT NULL, default, primary key) as PRAGMA table_info reports them.
 EXPECTED_COLUMNS = [
@@ -19,7 +19,7 @@ EXPECTED_COLUMNS = [
 
 
 def columns(db):
-    with closing(sqlite3.connect(db)) as conn:
+    with closing(open_db(db)) as conn:
         return [(c[1], c[2].upper(), c[3], c[4], c[5]) for c in conn.execute("PRAGMA table_info(jobs)")]
 
 
@@ -90,7 +90,7 @@ def test_init_db_creates_the_table_named_exactly_jobs(lease, new_db):
     # SQLite finds JOBS for "jobs" in every query, but stores and lists the name as written.
     db = new_db(with_table=False)
     _, called = call(lease, "init_db", db)
-    with closing(sqlite3.connect(db)) as conn:
+    with closing(open_db(db)) as conn:
         names = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
     assert names == ["jobs"], explain(
         called, names, en="exactly one table, named 'jobs' in lower case as the contract writes it",

@@ -1,11 +1,10 @@
 """Step 3: state reads the stored row afresh, and says None for a job that is not there."""
 
-import sqlite3
 from contextlib import closing
 
 import pytest
 from sequences import model_check
-from support import call, explain, seed
+from support import call, explain, open_db, seed
 
 
 @pytest.mark.clause("C3.1")
@@ -46,7 +45,7 @@ def test_state_matches_the_id_exactly(lease, db):
 def test_state_sees_a_change_committed_by_another_connection(lease, db):
     seed(db, "job")
     call(lease, "state", db, "job")
-    with closing(sqlite3.connect(db)) as conn, conn:
+    with closing(open_db(db)) as conn, conn:
         conn.execute("UPDATE jobs SET owner='B', until=30, fence=5 WHERE id='job'")
     got, called = call(lease, "state", db, "job")
     want = {"id": "job", "owner": "B", "until": 30.0, "fence": 5, "result": None, "done": 0}

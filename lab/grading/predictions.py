@@ -20,7 +20,7 @@ from lab import cache
 from lab.grading import kill_matrix
 from lab.grading.checker_digest import checker_digest
 from lab.model.course import PREDICTION_TEST, load_course
-from lab.model.implementation import assemble, display_path, read
+from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
 from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.running.runner import LabBroken, Result, run
@@ -93,10 +93,13 @@ def _placeholder(statement):
 
 
 def read_prediction(impl, step):
+    """(its path, its text or None, why it was refused or None): a prediction is read with every
+    protection a step file has (no link, no linked folder, regular files only, at most MAX_FILE)."""
     path = prediction_path(impl, step)
-    if path is None or not path.is_file():
-        return path, None
-    return path, path.read_text(encoding="utf-8", errors="replace")
+    if path is None:
+        return path, None, None
+    read = source_file((step.number,), path, [Path(impl), Path(impl) / step.dir])
+    return path, read.text, read.refused
 
 
 def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
@@ -107,11 +110,14 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
     predictions, to_run = [], {}
     for number in steps:
         step = course[number - 1]
-        path, text = read_prediction(impl, step)
+        path, text, refused = read_prediction(impl, step)
         # Only where the lab shipped a prediction file (steps/, not solutions/ or one .py file).
-        shown = display_path(path) if path and path.is_file() else ""
+        shown = display_path(path) if path and (path.is_file() or refused) else ""
         prediction = Prediction(number, shown, NO_PREDICTION)
         predictions.append(prediction)
+        if refused:
+            prediction.status, prediction.message = REJECTS, say(refused, lang, file=shown, limit=MAX_FILE >> 20)
+            continue
         if not holds_a_prediction(text):
             continue
         mutants = [m for m in every_mutant if m.step == number]

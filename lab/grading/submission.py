@@ -25,10 +25,14 @@ class Submission:
 
 
 def find_submissions(root):
-    """One submission per folder under root: its steps/ folder, or the folder itself."""
+    """One submission per folder under root: its steps/ folder, or the folder itself. A hidden
+    folder (its name starts with a dot) gets a row that says why it is not graded."""
     course = load_course()
     found = []
-    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+        if folder.name.startswith("."):
+            found.append(Submission(folder.name, None, problem="class.hidden"))
+            continue
         if folder.is_symlink():  # a learner folder that is a link to someone else's code
             found.append(Submission(folder.name, None, problem="refused_link"))
             continue

@@ -17,7 +17,7 @@ def prediction_line(steps_dir, step, lang="en"):
         from lab.grading import predictions
     except ImportError:  # a lab without predictions
         return None
-    path, text = predictions.read_prediction(steps_dir, step)
+    _, text, _ = predictions.read_prediction(steps_dir, step)
     if text is None:
         return None
     words = words_of("learner", lang)

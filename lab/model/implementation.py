@@ -70,19 +70,19 @@ def read(path, label=None, lang="en"):
     course = load_course()
     label = label or display_path(path)
     if path.is_dir():
-        files = [_source((step.number,), path / step.dir / STEP_FILE, [path, path / step.dir]) for step in course]
+        files = [source_file((step.number,), path / step.dir / STEP_FILE, [path, path / step.dir]) for step in course]
         if all(f.text is None and not f.refused for f in files):
             raise UsageError(say("no_step_files", lang, label=label, example=f"{course[0].dir}/{STEP_FILE}"))
         return Implementation(label, tuple(files))
     if path.suffix == ".py" and (path.is_file() or path.is_symlink()):
-        return Implementation(label, (_source(tuple(s.number for s in course), path, []),))
+        return Implementation(label, (source_file(tuple(s.number for s in course), path, []),))
     raise UsageError(say("no_such_impl", lang, label=label))
 
 
 MAX_FILE = 1 << 20  # bytes of one step file
 
 
-def _source(steps, file, folders):
+def source_file(steps, file, folders):
     """One step file, read as Python reads a source file (a UTF-8 BOM and CRLF line ends are
     fine); refused when it or a folder on its way is a symbolic link, when it is not a regular
     file (a FIFO would block the read), or when it is larger than MAX_FILE."""

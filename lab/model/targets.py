@@ -73,7 +73,7 @@ class Plan:
     """Everything a child process needs to know; written as JSON by the parent."""
 
     targets: list
-    events: str | None = None  # where the recorder appends its JSON lines
+    events: int | None = None  # the descriptor of the pipe the recorder writes its JSON lines to
     skip: list = field(default_factory=list)  # node ids already settled by an earlier child
     time_limit: float = 10.0  # seconds one check may run
     lang: str = "en"

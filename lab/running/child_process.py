@@ -1,24 +1,28 @@
 """One child process of the runner: start it, watch it, kill it when it hangs or the budget is
-used up, and read what it left (its events and the tail of its stderr).
+used up, and read what it sent (its events and the tail of its stderr).
 
-The child runs pytest with the recorder plugin (``python -m lab.running.child``), which appends
-one JSON line per event to the events file as it goes; that file growing is how the parent
-sees that the child is still making progress.
+The child runs pytest with the recorder plugin (``python -m lab.running.child``), which writes
+one JSON line per event to an inherited pipe as it goes; bytes arriving there are how the parent
+sees that the child is still making progress. The parent reads back only what it holds itself:
+that pipe and an unnamed stderr file, never a path a child could have replaced by a link or a FIFO.
 """
 
 import json
 import os
+import select
 import signal
 import subprocess
+import tempfile
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 
-from lab.running.probe import child_environment
+from lab.model.implementation import SHOWN_FROM
 from lab.sandbox import confinement
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
 GRACE = 5.0  # at most this many seconds past the time limit before the parent kills a hung child
+EVENTS_LIMIT = 64 << 20  # bytes of events one child may send: more is a flood, and ends it
+STDERR_TAIL = 4000  # bytes of the child's stderr kept for a message
 
 
 @dataclass
@@ -26,57 +30,84 @@ class ChildOutcome:
     returncode: int
     hung: bool
     stderr: str
+    events: list
     out_of_time: bool = False
 
 
-def run_child(plan_path, events, workdir, time_limit, deadline, command):
-    """Run one child until it ends, or kill it when one check runs far past the time limit."""
-    stderr_path = workdir / "stderr.txt"
-    sandboxed = command[0] == "bwrap"  # learner tests: hard limits as for a learner process
-    with open(stderr_path, "w") as stderr, (confinement.limited() if sandboxed else nullcontext()) as preexec:
-        # The scratch folder as working folder: nothing the code under test writes to a
-        # relative path lands in the lab.
-        child = subprocess.Popen(
-            command,
-            cwd=plan_path.parent / "scratch", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=child_environment(plan_path.parent / "scratch"), start_new_session=True, preexec_fn=preexec,
-        )
+def run_child(command, workdir, time_limit, deadline, learner_tests):
+    """Run one child until it ends, or kill it when one check runs far past the time limit.
+
+    command: the child's command line with "{events}" standing for the events pipe's descriptor.
+    learner_tests: the child runs the learner's own tests, under a learner process's limits."""
+    reading, writing = os.pipe()
+    limits = confinement.limited() if learner_tests else confinement.limited(confinement.CHILD_PROCESSES)
+    with tempfile.TemporaryFile(dir=workdir) as stderr, limits as preexec:
         try:
-            hung, out_of_time = _watch(child, events, time_limit, deadline)
+            child = subprocess.Popen(
+                [part.replace("{events}", str(writing)) for part in command],
+                cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                env=child_environment(), start_new_session=True, preexec_fn=preexec, pass_fds=(writing,),
+            )
+        finally:
+            os.close(writing)
+        try:
+            received, hung, out_of_time = _watch(child, reading, time_limit, deadline)
         finally:  # Ctrl-C or an error here: the child's session would outlive the parent
+            os.close(reading)
             if child.poll() is None:
                 os.killpg(child.pid, signal.SIGKILL)
                 child.wait()
-    confinement.remove_groups_of(child.pid)  # left by learner processes of a child that was killed
-    with open(stderr_path, "rb") as stderr:  # the tail only: learner code may have flooded it
-        stderr.seek(max(0, stderr_path.stat().st_size - 4000))
+        confinement.remove_groups_of(child.pid)  # left by learner processes of a child that was killed
+        stderr.seek(max(0, os.fstat(stderr.fileno()).st_size - STDERR_TAIL))  # a flood shows its tail only
         tail = stderr.read().decode(errors="replace")
-    return ChildOutcome(child.returncode, hung, tail, out_of_time)
+    return ChildOutcome(child.returncode, hung, tail, _events(received), out_of_time)
 
 
-def _watch(child, events, time_limit, deadline=None):
-    """Wait for the child; kill its whole process group if one check outlives limit + grace,
-    or when the deadline passes. Returns (hung, out_of_time)."""
-    last_progress, seen = time.monotonic(), 0
+def child_environment():
+    """A child's environment: paths shown as the learner typed them (the child's working folder
+    is not theirs), and no pytest plugins from the environment's entry points: only the lab's own
+    take part (and the start is a tenth of a second faster). The child runs with -I: no PYTHON*
+    variable, no working folder on sys.path."""
+    return {**os.environ, SHOWN_FROM: os.getcwd(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def _watch(child, reading, time_limit, deadline=None):
+    """Read the child's events until it ends; kill its whole process group if one check outlives
+    limit + grace, when the deadline passes or when it sends more than EVENTS_LIMIT bytes.
+    Returns (the bytes received, hung, out_of_time)."""
+    received, last_progress, closed = bytearray(), time.monotonic(), False
     grace = min(GRACE, max(1.0, time_limit))
     while child.poll() is None:
-        time.sleep(0.05)
-        size = events.stat().st_size if events.exists() else 0
+        if closed:  # the child closed its end: only its exit is still to come
+            time.sleep(0.05)
+        elif select.select([reading], [], [], 0.05)[0]:
+            chunk = os.read(reading, 1 << 16)
+            received += chunk
+            closed, last_progress = not chunk, time.monotonic() if chunk else last_progress
         now = time.monotonic()
-        if size != seen:
-            last_progress, seen = now, size
         # Until the first event, pytest is starting and collecting: slow on a busy machine.
-        hung = now - last_progress > (time_limit + grace if seen else max(time_limit + grace, STARTUP))
-        if hung or (deadline and now > deadline):
+        hung = now - last_progress > (time_limit + grace if received else max(time_limit + grace, STARTUP))
+        flooded = len(received) > EVENTS_LIMIT
+        if hung or flooded or (deadline and now > deadline):
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
-            return hung, not hung
-    return False, False
+            return bytes(received[:EVENTS_LIMIT]), hung or flooded, not (hung or flooded)
+    while not closed and len(received) <= EVENTS_LIMIT and select.select([reading], [], [], 0)[0]:
+        chunk = os.read(reading, 1 << 16)  # what it sent just before it ended
+        received += chunk
+        closed = not chunk
+    return bytes(received[:EVENTS_LIMIT]), False, False
 
 
-def read_events(events):
-    """The events the child wrote, in order; a line it had not finished when it died is left out."""
-    if not events.exists():
-        return []
-    lines = events.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.endswith("}")]
+def _events(received):
+    """The events the child sent, in order; a line it had not finished when it died is left out,
+    and so is anything that is not one JSON object per line."""
+    events = []
+    for line in received.decode("utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events

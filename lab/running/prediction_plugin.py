@@ -8,6 +8,7 @@ and none of the lab's checks take part.
 """
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from lab.model.targets import Plan
 
 def _checks_conftest():
     """checks/conftest.py as a plain module: its fixtures and its Hypothesis profile, not its hooks."""
+    sys.path.insert(0, str(LAB_ROOT / "checks"))  # its helpers, as pytest finds them for the checks
     spec = importlib.util.spec_from_file_location("lease_lab_checks_conftest", LAB_ROOT / "checks" / "conftest.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -6,10 +6,6 @@ learner process. The probe finds such files before the checks start; the checks'
 reports them once per check without running them again.
 """
 
-import os
-
-from lab.model.course import LAB_ROOT
-from lab.model.implementation import SHOWN_FROM
 from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import LoadStopped, load
 
@@ -18,7 +14,7 @@ def find_problems(implementation, settings):
     """(step, message) for every file of implementation that hangs or ends the process when it runs."""
     known = {}
     for _ in implementation.files:
-        process = LearnerProcess(settings.scratch, settings.confined)
+        process = LearnerProcess(settings.scratch, settings.confined, private=True)  # it shares no database
         try:
             load(process, implementation, known, settings, one_by_one=True)
             break
@@ -27,13 +23,3 @@ def find_problems(implementation, settings):
         finally:
             process.kill()
     return tuple(known.items())
-
-
-def child_environment(workdir):
-    """A child's environment: the lab importable, temporary files in workdir, paths shown as
-    the learner typed them though the child's working folder is the scratch folder workdir."""
-    # No pytest plugins from the environment's entry points: only the lab's own take part (and
-    # the start is a tenth of a second faster).
-    env = {**os.environ, "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1", SHOWN_FROM: os.getcwd(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LAB_ROOT), env.get("PYTHONPATH")]))
-    return env

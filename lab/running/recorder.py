@@ -30,7 +30,8 @@ def recorder_of(config):
 class Recorder:
     def __init__(self, plan):
         self.plan = plan
-        self.events = open(plan.events, "a", encoding="utf-8") if plan.events else None  # noqa: SIM115 - open for the run
+        # The pipe to the parent, open for the run (not closed with the file object: the parent's end).
+        self.events = open(plan.events, "w", encoding="utf-8", closefd=False) if plan.events is not None else None  # noqa: SIM115
         self.timeouts = {}  # (target, step) -> checks of that step that timed out
         self.running = False  # True while a check's own code (setup or call) runs
         self.fired = False  # the time limit struck during this check, whatever exception came out

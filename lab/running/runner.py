@@ -19,7 +19,7 @@ from lab.model.course import LAB_ROOT
 from lab.model.checks import check_files
 from lab.text.messages import say
 from lab.model.implementation import read
-from lab.running.child_process import read_events, run_child
+from lab.running.child_process import run_child
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
 from lab.model.targets import Plan
@@ -50,31 +50,62 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confin
     when it is used up are reported as timed out, without running them. deadline: the moment
     (time.monotonic) that budget ends, when it began before this run (the first read of the files).
     arguments: what pytest collects instead of the checks (the learners' predictions, with their plugin).
-    confined: learner processes run inside bubblewrap (by default, wherever it works).
+    confined: the children run inside bubblewrap (by default, wherever it works).
     readable: when arguments name learner tests (predictions), the folders they are in: the
-    whole child then runs inside bubblewrap too, seeing the lab and these folders read-only.
+    child then runs as learner code does, in a sandbox of its own that sees them read-only.
     """
     if deadline is None and budget:
         deadline = time.monotonic() + budget
     confined = confinement.available() if confined is None else confined
-    workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp()))
-    # The checks' own files (plan, events) stay in workdir; the learner processes see only scratch.
-    scratch = workdir / "scratch"
-    scratch.mkdir()
+    # The parent's own folder (the plans, the children's stderr), which no child writes.
+    workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp())).resolve()
+    # Confined, the scratch folder is a size-limited memory folder inside each child's sandbox.
+    scratch = confinement.SCRATCH_INSIDE if confined else str(workdir / "scratch")
+    if not confined:
+        os.mkdir(scratch)
     try:
-        targets = [_probed(t, Plan([], None, [], time_limit, lang, str(scratch), confined)) for t in targets]
-        plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, str(scratch), confined)
-        sandbox = confinement.bwrap(writable=[workdir], readable=[LAB_ROOT, sys.prefix, *readable]) if confined and readable else []
-        return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), sandbox)
+        targets = [_probed(t, Plan([], None, [], time_limit, lang, scratch, confined)) for t in targets]
+        plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
+        child = _Child(confined, _seen_by_child(targets, readable), learner_tests=bool(arguments))
+        return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), child)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class _Child:
+    """How the runner starts its child: confined or not, seeing which folders, running whose tests."""
+
+    confined: bool
+    readable: tuple
+    learner_tests: bool
+
+    def command(self, plan_path, arguments):
+        """The command line; "{events}" stands for the descriptor of the events pipe."""
+        python = [sys.executable, "-I", "-B", "-m", "lab.running.child"]
+        if not self.confined:
+            return [*python, str(plan_path), "{events}", *arguments]
+        sandbox = confinement.child_sandbox(plan_path, self.readable, learner_code=self.learner_tests)
+        return [*sandbox, *python, confinement.PLAN_INSIDE, "{events}", *arguments]
+
+
+# What a child needs of the lab: its code, the checks, the reference and the mutants; never the
+# learners' folders, reports or cache that may lie beside them in the lab's folder.
+LAB_PARTS = ("lab", "checks", "solutions", "mutants", "course.toml")
+
+
+def _seen_by_child(targets, readable):
+    """The folders a child sees read-only: the lab's parts, the virtual environment, the files of
+    the targets and `readable`."""
+    own = [target.impl or target.module_file for target in targets if target.impl or target.module_file]
+    return tuple(dict.fromkeys([*(str(LAB_ROOT / part) for part in LAB_PARTS), sys.prefix, *own, *map(str, readable)]))
 
 
 def _probed(target, settings):
     """The learner's target, with the files that hang or end the process when run found first.
 
     Its path made absolute, links kept (the reader refuses files that are links or lie in a
-    linked folder): the children run in the scratch folder, not in this one.
+    linked folder): the children do not run in this folder.
     """
     if not target.impl:
         return target
@@ -89,28 +120,27 @@ def _check_files(targets):
 
 
 def _fast_tmp():
-    """Databases go to memory-backed /dev/shm where there is one: commits there cost no fsync."""
+    """The parent's folder goes to memory-backed /dev/shm where there is one."""
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def _run_until_settled(plan, workdir, budget, arguments, sandbox):
+def _run_until_settled(plan, workdir, budget, arguments, child):
     results, checks, skip, losses = {}, {}, [], {}
     deadline, seconds = budget
     time_limit, lang = plan.time_limit, plan.lang
     for attempt in range(1, 1000):
-        events = workdir / f"events-{attempt}.jsonl"
-        plan = replace(plan, events=str(events), skip=skip)
+        plan = replace(plan, skip=skip)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = run_child(plan_path, events, workdir, time_limit, deadline, [*sandbox, sys.executable, "-m", "lab.running.child", str(plan_path), *arguments])
+        outcome = run_child(child.command(plan_path, arguments), workdir, time_limit, deadline, child.learner_tests)
         started = None
-        for event in read_events(events):
-            if event["event"] == "collected":
+        for event in outcome.events:
+            if event.get("event") == "collected":
                 checks.update((item["nodeid"], item) for item in event["items"] if item["nodeid"] not in checks)
-            elif event["event"] == "start":
+            elif event.get("event") == "start":
                 started = event["nodeid"]
-            elif event["event"] == "result":
+            elif event.get("event") == "result":
                 results[event["nodeid"]] = Result(**{k: v for k, v in event.items() if k != "event"})
                 started = None
         if outcome.out_of_time:

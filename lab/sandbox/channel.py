@@ -1,8 +1,10 @@
 """The grader's side of the channel to one learner process: requests out, capped replies in.
 
 Replies are read by a thread of their own and handed to whoever waits for them, so that calls
-from several threads of a check (the races) are in flight at once. A reply longer than
-MAX_REPLY bytes, or one that is not JSON, ends the learner process: no flood grows the grader.
+from several threads of a check (the races) are in flight at once. Only replies to requests
+still awaited are kept: one to a request never made, or made and given up, is dropped. A reply
+longer than MAX_REPLY bytes, one that is not JSON, or replies awaiting their reader beyond
+MAX_HELD bytes end the learner process: no flood grows the grader.
 """
 
 import io
@@ -18,6 +20,7 @@ import weakref
 from lab.sandbox import confinement
 
 MAX_REPLY = 1 << 20  # bytes of one reply
+MAX_HELD = 4 << 20  # bytes of replies received and not yet taken by the checks
 _every = weakref.WeakSet()  # every learner process this process started, to end them all at exit
 
 
@@ -34,9 +37,10 @@ class Stalled(Exception):
 
 
 class LearnerProcess:
-    def __init__(self, scratch, confined):
-        self.popen, self.group = confinement.start(scratch, confined)
-        self.replies, self.lost = {}, None
+    def __init__(self, scratch, confined, private=False):
+        self.popen, self.group = confinement.start(scratch, confined, private=private)
+        self.replies, self.lost = {}, None  # id -> (reply, its size in bytes)
+        self.awaited, self.held = set(), 0  # ids of requests sent and not given up; bytes in replies
         self.on_event = None  # called, in the reader's thread, with each message the process sends unasked
         self.arrived = threading.Condition()
         self.ids, self.writing, self.ending = itertools.count(), threading.Lock(), threading.RLock()
@@ -49,6 +53,8 @@ class LearnerProcess:
     def send(self, op, **fields):
         ident = next(self.ids)
         data = (json.dumps({"id": ident, "op": op, **fields}) + "\n").encode()
+        with self.arrived:
+            self.awaited.add(ident)
         try:
             with self.writing:
                 while data:
@@ -63,10 +69,14 @@ class LearnerProcess:
             while ident not in self.replies and self.lost is None:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    self.awaited.discard(ident)  # a late reply is dropped
                     raise Stalled()
                 self.arrived.wait(left)
+            self.awaited.discard(ident)
             if ident in self.replies:
-                return self.replies.pop(ident)
+                reply, size = self.replies.pop(ident)
+                self.held -= size
+                return reply
             raise self.lost
 
     @property
@@ -103,16 +113,28 @@ class LearnerProcess:
                         self.on_event(reply)
                         continue
                     ident = reply["id"]
+                    if type(ident) is not int:
+                        raise TypeError(ident)
                 except (ValueError, TypeError, KeyError, AttributeError):
                     lost = ChannelLost("garbled")
                     continue
-                with self.arrived:
-                    self.replies[ident] = reply
-                    self.arrived.notify_all()
+                lost = self._hold(ident, reply, len(line))
         self.kill()
         with self.arrived:
             self.lost = lost
             self.arrived.notify_all()
+
+    def _hold(self, ident, reply, size):
+        """Keep a reply for its waiter, or drop it if nobody awaits it; a flood if too much is held."""
+        with self.arrived:
+            if ident not in self.awaited or ident in self.replies:
+                return None
+            if self.held + size > MAX_HELD:
+                return ChannelLost("flood")
+            self.replies[ident] = (reply, size)
+            self.held += size
+            self.arrived.notify_all()
+        return None
 
     def _exit_code(self):
         try:

@@ -1,13 +1,18 @@
-"""How a learner process is started: inside bubblewrap where it works, with hard resource limits.
+"""How the lab's children are started: inside bubblewrap where it works, with hard resource limits.
 
-Inside the sandbox the process sees, read-only, the Python runtime and the learner server, and,
-read-write, one scratch folder it shares with the checks (the databases live there). It has no
-network, no view of the lab, of other submissions or of the host's /dev/shm, runs as user
-65534 in PID and IPC namespaces of its own, and dies with the grader: when the sandbox's first
-process ends, the kernel ends everything it started. Resource limits are set by the server
-itself, before any learner code runs, so that the code cannot raise them again.
+Two kinds of sandbox, one inside the other:
+- the *verdict sandbox* runs the checks (and their recorder) as user 65534, sees the lab's code,
+  checks, reference, mutants and virtual environment read-only, starts in a private folder no
+  learner process can see, and writes only size-limited memory folders of its own: its /tmp,
+  its working folder and the scratch folder it shares with the learner processes (the databases). Its events
+  go to the grading parent through an inherited pipe, never through a file;
+- a *learner process* sees, read-only, the Python runtime and the learner server, and,
+  read-write, only that scratch folder (or a size-limited folder of its own). It has no network,
+  no view of the lab, of other submissions or of the host's /dev/shm, runs as user 65534 in PID
+  and IPC namespaces of its own, and dies with the process that started it. Resource limits are
+  set by the server itself, before any learner code runs, so that the code cannot raise them.
 
-Without bubblewrap (a learner's own machine) the same server runs in a session of its own,
+Without bubblewrap (a learner's own machine) the same children run in sessions of their own,
 with the same resource limits: the learner can only fool themselves there.
 """
 
@@ -25,6 +30,11 @@ from pathlib import Path
 
 SERVER = Path(__file__).with_name("server.py")
 SERVER_INSIDE = "/run/lease-lab/server.py"
+SCRATCH_INSIDE = "/run/lease-lab/scratch"  # the scratch folder, as the verdict sandbox and its learner processes see it
+PLAN_INSIDE = "/run/lease-lab/plan.json"
+HOME_INSIDE = "/run/lease-lab/home"  # a runner's child's working folder: pytest's and Hypothesis' files
+SCRATCH_QUOTA = 256 << 20  # bytes all the files of one scratch folder may hold together (the kernel counts)
+CHECKS_TMP = 64 << 20  # bytes of a sandbox's own /tmp
 MEMORY = 1 << 30  # bytes of address space a learner process may map
 FILE_SIZE = 64 << 20  # bytes any one file it writes may grow to
 PROCESSES = 256  # processes and threads of its user (counted per sandbox where the kernel can)
@@ -43,26 +53,46 @@ def python():
 
 @cache
 def available():
-    """Whether bubblewrap is installed and can make a sandbox on this machine."""
+    """Whether bubblewrap is installed and can make a sandbox on this machine: a learner
+    process's sandbox inside a verdict sandbox, as the checks start them."""
     if not shutil.which("bwrap"):
         return False
-    probe = subprocess.run([*bwrap(), python(), "-I", "-S", "-c", "pass"], capture_output=True, timeout=30, check=False)
+    inner = [*bwrap(), python(), "-I", "-S", "-c", "pass"]
+    probe = subprocess.run([*bwrap(proc="host"), *inner], capture_output=True, timeout=30, check=False)
     return probe.returncode == 0
 
 
-def command(scratch, confined, cpu_seconds=CPU_SECONDS):
-    """The command line that starts a learner server whose databases live in scratch."""
+def command(scratch, confined, cpu_seconds=CPU_SECONDS, private=False):
+    """The command line that starts a learner server whose databases live in scratch.
+
+    private: the scratch folder is one of its own, a size-limited memory folder that ends with it
+    (the runner's probe, which shares no database with anybody)."""
     server = [python(), "-I", "-S", "-X", "utf8"]
     settings = json.dumps(limits(cpu_seconds))
     if not confined:
         return [*server, str(SERVER), settings]
-    return [*bwrap(writable=[scratch], readable=[(SERVER, SERVER_INSIDE)]), *server, SERVER_INSIDE, settings]
+    sandbox = bwrap(quota=[scratch], readable=[(SERVER, SERVER_INSIDE)]) if private else bwrap(writable=[scratch], readable=[(SERVER, SERVER_INSIDE)])
+    return [*sandbox, *server, SERVER_INSIDE, settings]
 
 
-def bwrap(writable=(), readable=()):
+def child_sandbox(plan, readable, learner_code=False):
+    """bubblewrap's arguments for a runner's child: the checks' own sandbox (the module docstring
+    says what it sees), or, for learner_code (the predictions), the same folders in a sandbox like
+    a learner process's.
+
+    The verdict sandbox keeps the host's /proc and PID namespace: a learner process's sandbox
+    inside it can mount a /proc of its own only where a whole one is visible, and bubblewrap
+    finds its own child there by its pid. No learner code runs where the host's /proc is seen;
+    the runner ends the child's whole session, and each learner process dies with its parent."""
+    own = "own" if learner_code else "host"
+    return bwrap(readable=[(plan, PLAN_INSIDE), *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc=own, working=HOME_INSIDE)
+
+
+def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
     """bubblewrap's arguments for a sandbox that sees the Python runtime, the folders `readable`
-    ((outside, inside) pairs, or paths seen at the same place) read-only and the folders
-    `writable` read-write, at the same paths as outside; the first writable one is the working folder."""
+    ((outside, inside) pairs, or paths seen at the same place) read-only, the folders `writable`
+    read-write at the same paths as outside, and a size-limited memory folder at each path of
+    `quota`; the working folder is `working`, or else the first writable or quota folder."""
     runtime = sys.base_prefix
     mounts = ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -74,40 +104,50 @@ def bwrap(writable=(), readable=()):
     for path in (runtime, real):
         if not path.startswith("/usr/"):
             mounts += ["--ro-bind", path, path]
-    mounts += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    mounts += ["--proc", "/proc"] if proc == "own" else ["--bind", "/proc", "/proc"]
+    mounts += ["--dev", "/dev", "--size", str(CHECKS_TMP), "--tmpfs", "/tmp", "--tmpfs", "/run"]
     for pair in readable:
         outside, inside = pair if isinstance(pair, tuple) else (pair, pair)
         mounts += ["--ro-bind", str(outside), str(inside)]
     for folder in writable:
         mounts += ["--bind", str(folder), str(folder)]
-    if writable:
-        mounts += ["--chdir", str(writable[0]), "--setenv", "TMPDIR", str(writable[0])]
+    for folder in quota:
+        mounts += ["--size", str(SCRATCH_QUOTA), "--tmpfs", str(folder)]
+    working = working or next(iter([*writable, *quota]), None)
+    if working:
+        mounts += ["--chdir", str(working), "--setenv", "TMPDIR", str(working)]
+    namespaces = ["--unshare-all"] if proc == "own" else ["--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
     return [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
+        "bwrap", *namespaces, "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
         *mounts, "--setenv", "MALLOC_ARENA_MAX", "2",
     ]
 
 
-def start(scratch, confined, cpu_seconds=CPU_SECONDS):
+def start(scratch, confined, cpu_seconds=CPU_SECONDS, private=False):
     """A running learner server, its channel on stdin and stdout, and its pids cgroup (or None)."""
     group = _pids_group() if confined else None
     popen = subprocess.Popen(
-        command(scratch, confined, cpu_seconds), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        cwd=scratch, env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2", "TMPDIR": str(scratch)},
+        command(scratch, confined, cpu_seconds, private), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd="/" if private and confined else scratch, env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2", "TMPDIR": str(scratch)},
         start_new_session=True, bufsize=0, preexec_fn=(lambda: _join(group)) if group else None,
     )
     return popen, group
 
 
-TEST_MEMORY = 4 << 30  # learner tests run inside pytest, Hypothesis and the lab's checks
+TEST_MEMORY = 4 << 30  # the checks and learner tests run inside pytest, Hypothesis and the lab's checks
+CHILD_PROCESSES = 1024  # processes and threads of a verdict sandbox, its learner processes included
 
 
 @contextmanager
-def limited():
-    """A preexec function for a sandboxed run of learner tests (the predictions): the same hard
-    limits, more memory, and a pids cgroup where the grader runs as root; removed afterwards."""
-    group = _pids_group()
+def limited(processes=PROCESSES):
+    """A preexec function for a run of the checks or of learner tests (the predictions): the same
+    hard limits as a learner process with more memory, and a pids cgroup of `processes` where the
+    grader runs as root (removed afterwards). The checks' own children set their own tighter
+    limits, so the checks are not held to a learner process's count of processes."""
+    group = _pids_group(processes)
     settings = {**limits(), "RLIMIT_AS": TEST_MEMORY}
+    if processes != PROCESSES:
+        del settings["RLIMIT_NPROC"]  # counted per user, not per sandbox: the group counts instead
 
     def preexec():
         if group:
@@ -128,13 +168,13 @@ PIDS_HIERARCHY = Path("/sys/fs/cgroup/pids")
 _groups = itertools.count()
 
 
-def _pids_group():
+def _pids_group(processes=PROCESSES):
     if os.geteuid() != 0 or not os.access(PIDS_HIERARCHY / "cgroup.procs", os.W_OK):
         return None
     group = PIDS_HIERARCHY / f"lease-lab-{os.getpid()}-{next(_groups)}"
     try:
         group.mkdir()
-        (group / "pids.max").write_text(str(PROCESSES))
+        (group / "pids.max").write_text(str(processes))
     except OSError:
         return None
     return group

@@ -2,9 +2,12 @@
 
 The sandbox already keeps learner code away from these files; the fingerprint is the proof, and
 the alarm if anything (an unconfined run, a bug) ever changes them. The lab's code, checks,
-reference and mutants are hashed; the virtual environment's packages are compared by path,
-size and modification time (thousands of files: hashing them all would cost a second). Cached
-kill matrices may gain entries during a run, never change or lose one.
+reference and mutants are hashed, and so is every file Python runs when the virtual environment
+starts (the .pth files and the modules beside them, such as the lab's editable finder). Every
+installed file is compared by its status as the kernel keeps it: size, inode, and the change
+time, which any write or restored modification time moves on (hashing 170 MB of packages would
+cost seconds, and a hash cannot see a file written and then restored). Cached kill matrices
+may gain entries during a run, never change or lose one.
 """
 
 import hashlib
@@ -19,14 +22,19 @@ CACHES = ("build/cache",)  # lab/cache.py: the kill matrix, the predictions, the
 
 
 def fingerprint():
-    """{path: digest} for the lab's files, {path: (size, mtime)} for the installed packages."""
+    """{path: digest} for the lab's files and the packages' start-up files, {path: (size, inode,
+    mtime, ctime)} for every installed file."""
     found = {}
     for name in HASHED:
         for path in _files(LAB_ROOT / name):
             found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
-    for path in _files(Path(sysconfig.get_paths()["purelib"])):
+    packages = Path(sysconfig.get_paths()["purelib"])
+    for path in _files(packages):
         status = path.lstat()
-        found[str(path)] = (status.st_size, status.st_mtime_ns)
+        found[str(path)] = (status.st_size, status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
+    for path in packages.iterdir():  # what site.py and the .pth files run at every start
+        if path.suffix in (".pth", ".py") and path.is_file():
+            found[str(path) + "#sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found, _caches()
 
 
