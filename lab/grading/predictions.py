@@ -12,6 +12,7 @@ they are kept in the lab's cache store (lab.cache), keyed on both.
 import ast
 import shutil
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -102,9 +103,11 @@ def read_prediction(impl, step):
     return path, read.text, read.refused
 
 
-def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
+def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True, budget=None, deadline=None):
     """One Prediction per step of `steps`: written ones run against the reference and the step's
-    mutants (all uncached steps in one child run), the others are "no prediction yet"."""
+    mutants (all uncached steps in one child run), the others are "no prediction yet".
+    budget, deadline: the learner's budget in seconds, and the moment (time.monotonic) it ends:
+    predictions count in it, and verdicts cut short by it are not cached."""
     course = load_course()
     every_mutant = load_mutants()
     predictions, to_run = [], {}
@@ -130,13 +133,14 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True):
             to_run[number] = (prediction, text, mutants, key)
     if to_run:
         try:
-            results = _run(to_run, time_limit, lang)
+            results = _run(to_run, time_limit, lang, budget, deadline)
         except LabBroken as error:  # whatever stopped pytest came from the learner's files
             results = [_broken(number, error, lang) for number in to_run]
         for number, (prediction, _, mutants, key) in to_run.items():
             own = [r for r in results if r.step == number]
             _settle(prediction, own, mutants)
-            cache.set(NAMESPACE, key, [asdict(r) for r in own])
+            if deadline is None or time.monotonic() < deadline:
+                cache.set(NAMESPACE, key, [asdict(r) for r in own])
     return predictions
 
 
@@ -149,7 +153,7 @@ def _key(text, mutants, time_limit, lang):
     return cache.key(checker_digest(PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
 
 
-def _run(to_run, time_limit, lang):
+def _run(to_run, time_limit, lang, budget, deadline):
     """Every prediction against the reference and its step's mutants, in one protected run."""
     scratch = Path(tempfile.mkdtemp(prefix="lease-lab-predictions-"))
     try:
@@ -161,8 +165,8 @@ def _run(to_run, time_limit, lang):
             shown[str(file)] = prediction.file
             targets.append(Target(f"{REFERENCE}-{number}", (number,), impl=str(SOLUTIONS_DIR)))
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
-        # Assertion rewriting for the learner's asserts (the checks write their own messages).
-        results = run(targets, time_limit, lang, arguments=["--assert=rewrite", "-p", PLUGIN, *files], readable=[scratch])
+        # The prediction host (lab/running/prediction_host.py) runs the files with their plugin.
+        results = run(targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline)
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
                 result.message = result.message.replace(copy, original)

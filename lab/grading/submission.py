@@ -54,9 +54,10 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
     try:  # the budget counts from here: the first read of the files is part of it
         read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
-        submission.results = run([target], time_limit, lang, budget, deadline=began + budget if budget else None)
-        if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch
-            submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang)
+        deadline = began + budget if budget else None
+        submission.results = run([target], time_limit, lang, budget, deadline=deadline)
+        if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
+            submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline)
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
     finally:

@@ -34,7 +34,7 @@ class Target:
 
     def load(self, lang="en"):
         """A fresh module for one check, with the problems found while building it."""
-        return load(_implementation(self), lang=lang, known=dict(self.known_problems))
+        return load(implementation_of(self), lang=lang, known=dict(self.known_problems))
 
     def module_for(self, step, lang="en"):
         """A fresh module for one check of `step`; LoadFailure, in the learner's words, when that
@@ -50,7 +50,7 @@ class Target:
         """What one check of `step` calls: the learner's files in a learner process of their own
         (lab/sandbox/remote.py), the lab's own code in this one (lab/sandbox/local.py)."""
         if self.impl:
-            with remote.opened(self, _implementation(self), step, plan) as module:
+            with remote.opened(self, implementation_of(self), step, plan) as module:
                 yield module
             return
         module = LocalModule(self.module_for(step, plan.lang))
@@ -61,7 +61,8 @@ class Target:
 
 
 @cache
-def _implementation(target):
+def implementation_of(target):
+    """The files of a target: the learner's, the reference's, a mutant's or a module file."""
     if target.mutant:
         mutant = next(m for m in load_mutants() if m.id == target.mutant)
         return apply(mutant)
@@ -99,6 +100,10 @@ class Plan:
         if not path:
             every_step = tuple(step.number for step in load_course())
             return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))], scratch=tempfile.gettempdir())
+        return cls.from_file(path)
+
+    @classmethod
+    def from_file(cls, path):
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
         data["targets"] = [_target(t) for t in data["targets"]]

@@ -34,14 +34,12 @@ class ChildOutcome:
     out_of_time: bool = False
 
 
-def run_child(command, workdir, time_limit, deadline, learner_tests):
+def run_child(command, workdir, time_limit, deadline):
     """Run one child until it ends, or kill it when one check runs far past the time limit.
 
-    command: the child's command line with "{events}" standing for the events pipe's descriptor.
-    learner_tests: the child runs the learner's own tests, under a learner process's limits."""
+    command: the child's command line with "{events}" standing for the events pipe's descriptor."""
     reading, writing = os.pipe()
-    limits = confinement.limited() if learner_tests else confinement.limited(confinement.CHILD_PROCESSES)
-    with tempfile.TemporaryFile(dir=workdir) as stderr, limits as preexec:
+    with tempfile.TemporaryFile(dir=workdir) as stderr, confinement.limited() as preexec:
         try:
             child = subprocess.Popen(
                 [part.replace("{events}", str(writing)) for part in command],

@@ -1,19 +1,28 @@
 """A pytest plugin, loaded only in the child that runs learners' predictions (``-p lab.running.prediction_plugin``).
 
 It gives ``test_my_prediction`` the checks' own fixtures: ``lease`` parametrised over the plan's
-targets of the prediction's step (the reference and each mutant), and ``db`` / ``new_db``, a
-fresh database file with the jobs table. The prediction files are copies named
-``test_prediction_NN.py`` (NN: the step) in a scratch folder, so no conftest.py of the learner
-and none of the lab's checks take part.
+targets of the prediction's step (the reference and each mutant, known here only by labels
+drawn at random: lab/running/prediction_host.py), and ``db`` / ``new_db``, a fresh database file
+with the jobs table. Each function of ``lease`` is a call through the host, which alone knows
+which target a label stands for. The prediction files are copies named ``test_prediction_NN.py``
+(NN: the step) in a folder of their own, so no conftest.py of the learner and none of the lab's
+checks take part.
 """
 
+import functools
 import importlib.util
+import itertools
+import json
+import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, step_of_check
+from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, load_course, step_of_check
+from lab.running.prediction_host import BROKER
+from lab.sandbox.remote import answer
 from lab.text.messages import say
 from lab.running.recorder import recorder_of
 from lab.model.status import CheckStatus
@@ -45,10 +54,53 @@ def pytest_generate_tests(metafunc):
     PLAN.parametrize(metafunc, step_of)
 
 
+class Link:
+    """This process's end of the pipes to the prediction host: calls out, their answers back."""
+
+    def __init__(self, fds):
+        requests, replies = (int(fd) for fd in fds.split(","))
+        self.out, self.answers = os.fdopen(requests, "wb", buffering=0), os.fdopen(replies, "rb")
+        self.ids, self.writing, self.arrived, self.replies = itertools.count(), threading.Lock(), threading.Condition(), {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def call(self, label, name, *args, **kwargs):
+        ident = next(self.ids)
+        request = {"id": ident, "target": label, "name": name, "args": list(args), "kwargs": kwargs}
+        with self.writing:
+            self.out.write((json.dumps(request) + "\n").encode())
+        with self.arrived:
+            self.arrived.wait_for(lambda: ident in self.replies)
+            return answer(self.replies.pop(ident))
+
+    def _read(self):
+        for line in self.answers:
+            reply = json.loads(line)
+            with self.arrived:
+                self.replies[reply["id"]] = reply
+                self.arrived.notify_all()
+
+
+class Target:
+    """A target of the prediction: its functions, each a call through the host."""
+
+    def __init__(self, link, label):
+        self._link, self._label = link, label
+
+    def __getattr__(self, name):
+        if name not in FUNCTIONS:
+            raise AttributeError(name)
+        return functools.partial(self._link.call, self._label, name)
+
+
+FUNCTIONS = {step.function for step in load_course()}
+_link = Link(os.environ[BROKER]) if BROKER in os.environ else None
+
+
 @pytest.fixture
 def lease(request):
-    """The reference or a mutant, loaded afresh for this run of the prediction."""
-    return request.param.module_for(step_of(request.node), PLAN.lang)
+    """The target this run of the prediction is for: the reference or a mutant, it cannot tell."""
+    step_of(request.node)
+    return Target(_link, request.param.id)
 
 
 # A prediction that cannot be collected, or takes no `lease`, is the learner's problem, never the
@@ -64,14 +116,25 @@ def pytest_make_collect_report(collector):
     return report
 
 
+MAX_TESTS = 5  # test functions one prediction file may hold (README says so): each runs against every mutant
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    unparametrised = [item for item in items if not hasattr(item, "callspec")]
-    for item in unparametrised:
+    refused = [item for item in items if not hasattr(item, "callspec")]
+    for item in refused:
         _fail_every_target(config, Path(str(item.path)), say("prediction_needs_lease", PLAN.lang, test=item.name))
-    if unparametrised:
-        config.hook.pytest_deselected(items=unparametrised)
-        items[:] = [item for item in items if item not in unparametrised]
+    tests = {}
+    for item in items:
+        tests.setdefault(Path(str(item.path)), set()).add(item.originalname)
+    for path, names in tests.items():
+        if len(names) > MAX_TESTS:
+            refused += [item for item in items if Path(str(item.path)) == path and item not in refused]
+            message = say("prediction_too_many", PLAN.lang, file=path.name, count=len(names), limit=MAX_TESTS)
+            _fail_every_target(config, path, message)
+    if refused:
+        config.hook.pytest_deselected(items=refused)
+        items[:] = [item for item in items if item not in refused]
 
 
 def _fail_every_target(config, path, message):

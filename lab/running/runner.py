@@ -52,7 +52,8 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confin
     arguments: what pytest collects instead of the checks (the learners' predictions, with their plugin).
     confined: the children run inside bubblewrap (by default, wherever it works).
     readable: when arguments name learner tests (predictions), the folders they are in: the
-    child then runs as learner code does, in a sandbox of its own that sees them read-only.
+    child is then the prediction host (lab/running/prediction_host.py), which runs them as
+    learner code runs, in a sandbox of their own that sees those folders read-only.
     """
     if deadline is None and budget:
         deadline = time.monotonic() + budget
@@ -82,11 +83,11 @@ class _Child:
 
     def command(self, plan_path, arguments):
         """The command line; "{events}" stands for the descriptor of the events pipe."""
-        python = [sys.executable, "-I", "-B", "-m", "lab.running.child"]
+        module = "lab.running.prediction_host" if self.learner_tests else "lab.running.child"
+        python = [sys.executable, "-I", "-B", "-m", module]
         if not self.confined:
             return [*python, str(plan_path), "{events}", *arguments]
-        sandbox = confinement.child_sandbox(plan_path, self.readable, learner_code=self.learner_tests)
-        return [*sandbox, *python, confinement.PLAN_INSIDE, "{events}", *arguments]
+        return [*confinement.verdict_sandbox(plan_path, self.readable), *python, confinement.PLAN_INSIDE, "{events}", *arguments]
 
 
 # What a child needs of the lab: its code, the checks, the reference and the mutants; never the
@@ -133,7 +134,7 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
         plan = replace(plan, skip=skip)
         plan_path = workdir / f"plan-{attempt}.json"
         plan.dump(plan_path)
-        outcome = run_child(child.command(plan_path, arguments), workdir, time_limit, deadline, child.learner_tests)
+        outcome = run_child(child.command(plan_path, arguments), workdir, time_limit, deadline)
         started = None
         for event in outcome.events:
             if event.get("event") == "collected":

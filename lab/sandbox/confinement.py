@@ -75,17 +75,15 @@ def command(scratch, confined, cpu_seconds=CPU_SECONDS, private=False):
     return [*sandbox, *server, SERVER_INSIDE, settings]
 
 
-def child_sandbox(plan, readable, learner_code=False):
-    """bubblewrap's arguments for a runner's child: the checks' own sandbox (the module docstring
-    says what it sees), or, for learner_code (the predictions), the same folders in a sandbox like
-    a learner process's.
+def verdict_sandbox(plan, readable):
+    """bubblewrap's arguments for a runner's child: the checks' own sandbox, or the host of a
+    prediction run (the module docstring says what it sees).
 
-    The verdict sandbox keeps the host's /proc and PID namespace: a learner process's sandbox
-    inside it can mount a /proc of its own only where a whole one is visible, and bubblewrap
-    finds its own child there by its pid. No learner code runs where the host's /proc is seen;
-    the runner ends the child's whole session, and each learner process dies with its parent."""
-    own = "own" if learner_code else "host"
-    return bwrap(readable=[(plan, PLAN_INSIDE), *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc=own, working=HOME_INSIDE)
+    It keeps the host's /proc and PID namespace: a learner process's sandbox inside it can mount
+    a /proc of its own only where a whole one is visible, and bubblewrap finds its own child there
+    by its pid. No learner code runs where the host's /proc is seen; the runner ends the child's
+    whole session, and each learner process dies with its parent."""
+    return bwrap(readable=[(plan, PLAN_INSIDE), *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc="host", working=HOME_INSIDE)
 
 
 def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
@@ -138,16 +136,20 @@ TEST_MEMORY = 4 << 30  # the checks and learner tests run inside pytest, Hypothe
 CHILD_PROCESSES = 1024  # processes and threads of a verdict sandbox, its learner processes included
 
 
+def test_limits():
+    """A learner process's hard limits, with the memory pytest and Hypothesis need (the predictions)."""
+    return {**limits(), "RLIMIT_AS": TEST_MEMORY}
+
+
 @contextmanager
-def limited(processes=PROCESSES):
-    """A preexec function for a run of the checks or of learner tests (the predictions): the same
-    hard limits as a learner process with more memory, and a pids cgroup of `processes` where the
-    grader runs as root (removed afterwards). The checks' own children set their own tighter
-    limits, so the checks are not held to a learner process's count of processes."""
+def limited(processes=CHILD_PROCESSES):
+    """A preexec function for a runner's child: a learner process's hard limits but for the count
+    of processes (counted per user, not per sandbox) with more memory, and a pids cgroup of
+    `processes` where the grader runs as root (removed afterwards). The child's own children set
+    their own tighter limits."""
     group = _pids_group(processes)
-    settings = {**limits(), "RLIMIT_AS": TEST_MEMORY}
-    if processes != PROCESSES:
-        del settings["RLIMIT_NPROC"]  # counted per user, not per sandbox: the group counts instead
+    settings = test_limits()
+    del settings["RLIMIT_NPROC"]
 
     def preexec():
         if group:

@@ -32,7 +32,7 @@ class RemoteModule:
         return partial(self._call, name)
 
     def _call(self, name, *args):
-        return _answer(self._ask("call", name=name, args=list(args)))
+        return answer(self._ask("call", name=name, args=list(args)))
 
     def _ask(self, op, **fields):
         try:
@@ -101,7 +101,7 @@ class RemoteModule:
 
 def _outcome(racer, ident, timeout):
     try:
-        return _answer(racer.wait(ident, timeout))
+        return answer(racer.wait(ident, timeout))
     except Stalled:
         racer.kill()
         return TimeoutError(f"no answer within {timeout:g} s")
@@ -111,7 +111,8 @@ def _outcome(racer, ident, timeout):
         return error
 
 
-def _answer(reply):
+def answer(reply):
+    """What a call's reply means: its value rebuilt, or its exception raised."""
     if "raised" in reply:
         raise rebuilt(reply["raised"])
     return decoded(reply["value"])

@@ -125,7 +125,7 @@ class Server:
     def call(self, request):
         self.running[threading.get_ident()] = True
         try:
-            value = getattr(self.module, request["name"])(*request["args"])
+            value = getattr(self.module, request["name"])(*request["args"], **request.get("kwargs", {}))
             return {"id": request["id"], "value": plain(value)}
         except BaseException as error:  # noqa: BLE001 - sent back, to be judged by the checks
             return {"id": request["id"], "raised": self.described(error)}

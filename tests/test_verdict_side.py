@@ -1,0 +1,253 @@
+"""The verdict side holds when learner code attacks what the grader shares with it (README, "What
+the grader guarantees"): the checks' own process, its files, its scratch folder, the channel, and
+the prediction files. Each attack is a kind, run beside an honest control where it needs one.
+
+Where bubblewrap cannot make a sandbox, the tests of the sandbox itself are not run: the lab
+then grades nothing (check-class refuses), and .ci/run installs bubblewrap.
+"""
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lab.grading import predictions
+from lab.grading.submission import find_submissions
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import MAX_FILE
+from lab.model.targets import Target
+from lab.running import prediction_plugin
+from lab.running.runner import _seen_by_child, run
+from lab.sandbox import channel, confinement
+
+STEP_1 = load_course()[0]
+STEP_4 = load_course()[3]
+sandboxed = pytest.mark.skipif(not confinement.available(), reason="bubblewrap cannot make a sandbox here")
+
+
+def in_verdict_sandbox(code, readable=()):
+    """Run python code as the checks run: in the verdict sandbox, with -I, from its working folder."""
+    script = Path(os.environ.get("TMPDIR", "/tmp")) / f"lease-lab-probe-{os.getpid()}-{threading.get_ident()}.py"
+    script.write_text(code, encoding="utf-8")
+    try:
+        sandbox = confinement.verdict_sandbox(script, _seen_by_child([], [*readable]))
+        done = subprocess.run([*sandbox, sys.executable, "-I", "-B", confinement.PLAN_INSIDE], capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        script.unlink()
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def stub_that(top_level):
+    """A one-file implementation: `top_level` runs when it loads, every function is a stub."""
+    functions = "".join(f"\ndef {step.function}(*args):\n    raise NotImplementedError\n" for step in load_course())
+    return f"import os\n{top_level}\n{functions}"
+
+
+@sandboxed
+def test_the_checks_import_nothing_from_a_folder_a_learner_process_can_write():
+    found = in_verdict_sandbox(
+        "import json, os, sys\n"
+        "paths = [p or os.getcwd() for p in sys.path]\n"
+        "print(json.dumps({'cwd': os.getcwd(), 'uid': os.getuid(), 'writable': [p for p in paths if os.access(p, os.W_OK)],"
+        " 'lab_writable': os.access(sys.argv[0], os.W_OK) or os.access(os.path.dirname(__import__('lab').__file__), os.W_OK)}))\n"
+    )
+    assert found["cwd"] == confinement.HOME_INSIDE and found["uid"] == 65534
+    assert found["writable"] == [] and not found["lab_writable"]
+
+
+@sandboxed
+def test_the_scratch_folder_is_bounded_by_the_kernel_not_by_the_host_memory():
+    found = in_verdict_sandbox(
+        "import json, os\n"
+        f"written, block = 0, b'x' * (1 << 20)\n"
+        "for n in range(1000):\n"
+        f"    try:\n"
+        f"        with open(os.path.join({confinement.SCRATCH_INSIDE!r}, f'f{{n}}'), 'wb') as f:\n"
+        "            for _ in range(32):\n"
+        "                f.write(block); f.flush(); written += len(block)\n"
+        "    except OSError as error:\n"
+        "        print(json.dumps({'written': written, 'errno': error.errno})); break\n"
+        "else:\n"
+        "    print(json.dumps({'written': written, 'errno': None}))\n"
+    )
+    assert found["errno"] is not None and found["written"] <= confinement.SCRATCH_QUOTA
+
+
+def test_a_package_written_into_the_learners_working_folder_never_reaches_the_checks(tmp_path):
+    """The attack: `-m` put the working folder first on sys.path, and a stub planted lab/ there."""
+    planted = (
+        "for folder in ('lab', 'lab/running'):\n"
+        "    os.makedirs(folder, exist_ok=True)\n"
+        "    open(os.path.join(folder, '__init__.py'), 'w').write('')\n"
+        "open('lab/running/child.py', 'w').write('import os; os._exit(0)')\n"
+    )
+    (tmp_path / "lease.py").write_text(stub_that(planted), encoding="utf-8")
+    results = run([Target("stub", (1,), impl=str(tmp_path / "lease.py"))], time_limit=10)
+    assert results and all(r.status == "not_implemented" for r in results), [(r.check, r.status) for r in results]
+
+
+def test_a_link_planted_where_a_database_was_is_refused_not_followed(tmp_path):
+    """The learner's init_db replaces its database by a link to a file of the checks' side."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched", encoding="utf-8")
+    code = (
+        "import sqlite3\n"
+        "def init_db(path):\n"
+        "    os.remove(path)\n"
+        f"    os.symlink({str(victim)!r}, path)\n"
+    )
+    functions = "".join(f"\ndef {step.function}(*args):\n    raise NotImplementedError\n" for step in load_course()[1:])
+    (tmp_path / "lease.py").write_text(f"import os\n{code}{functions}", encoding="utf-8")
+    results = run([Target("links", (1,), impl=str(tmp_path / "lease.py"))], time_limit=10)
+    assert results and not any(r.status == "passed" for r in results)
+    assert victim.read_text(encoding="utf-8") == "untouched"
+
+
+def reply_line(ident, size=0):
+    return (json.dumps({"id": ident, "value": "x" * size}) + "\n").encode()
+
+
+class Replies:
+    """A stand-in for a learner process's stdout: the lines it is given, then the end."""
+
+    def __init__(self, lines):
+        self.stdout = io.BytesIO(b"".join(lines))
+        self.stdin = io.BytesIO()
+        self.returncode = 0
+        self.pid = -1
+
+    def poll(self):
+        return 0
+
+    def wait(self, timeout=None):
+        return 0
+
+    def kill(self):
+        pass
+
+
+def channel_reading(lines, asked=()):
+    """A LearnerProcess whose replies are `lines`, with the requests `asked` sent first."""
+    process = channel.LearnerProcess.__new__(channel.LearnerProcess)
+    process.popen, process.group = Replies(lines), None
+    process.replies, process.lost, process.awaited, process.held = {}, None, set(asked), 0
+    process.on_event, process.arrived = None, threading.Condition()
+    process.ending = threading.RLock()
+    process._read()
+    return process
+
+
+def test_replies_to_requests_never_made_are_dropped_and_held_replies_are_capped():
+    flood = [reply_line(1000 + n, size=(1 << 20) - 100) for n in range(40)]
+    process = channel_reading([*flood, reply_line(7)], asked={7})
+    assert list(process.replies) == [7] and process.held < 100
+    capped = channel_reading([reply_line(n, size=(1 << 20) - 100) for n in range(8)], asked=set(range(8)))
+    assert capped.lost.reason == "flood" and capped.held <= channel.MAX_HELD
+
+
+def test_a_reply_whose_id_is_not_a_number_garbles_the_channel():
+    process = channel_reading([b'{"id": [1], "value": 1}\n'], asked={1})
+    assert process.lost.reason == "garbled"
+
+
+def test_a_hidden_class_folder_gets_a_row_saying_why_it_is_not_graded(tmp_path):
+    shutil.copytree(LAB_ROOT / "solutions", tmp_path / ".ann" / "steps")
+    shutil.copytree(LAB_ROOT / "solutions", tmp_path / "bob" / "steps")
+    found = {s.name: s for s in find_submissions(tmp_path)}
+    assert set(found) == {".ann", "bob"}
+    assert found[".ann"].impl is None and found[".ann"].problem == "class.hidden" and found["bob"].impl is not None
+
+
+def steps_with_prediction(folder, write):
+    shutil.copytree(LAB_ROOT / "solutions", folder)
+    write(folder / STEP_4.dir / predictions.PREDICTION_FILE)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["link", "linked-folder", "fifo", "too-big"],
+)
+def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind):
+    secret = tmp_path / "secret.py"
+    secret.write_text("SECRET = 'host file'\ndef test_my_prediction(lease, db):\n    pass\n", encoding="utf-8")
+    folder = tmp_path / "steps"
+    shutil.copytree(LAB_ROOT / "solutions", folder)
+    target = folder / STEP_4.dir / predictions.PREDICTION_FILE
+    target.unlink(missing_ok=True)
+    if kind == "link":
+        target.symlink_to(secret)
+    elif kind == "linked-folder":
+        shutil.rmtree(folder / STEP_4.dir)
+        (tmp_path / "elsewhere").mkdir()
+        shutil.copy(secret, tmp_path / "elsewhere" / predictions.PREDICTION_FILE)
+        (folder / STEP_4.dir).symlink_to(tmp_path / "elsewhere")
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.write_text("def test_my_prediction(lease, db):\n    pass\n" + "#" * MAX_FILE, encoding="utf-8")
+    (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
+    assert found.status == predictions.REJECTS and found.caught_count == 0
+    assert "host file" not in found.message and found.message
+
+
+def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
+    tests = "".join(f"def test_{n}(lease, db):\n    assert lease.init_db(db) is None\n\n" for n in range(prediction_plugin.MAX_TESTS + 1))
+    folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(tests, encoding="utf-8"))
+    (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
+    assert found.status == predictions.REJECTS and str(prediction_plugin.MAX_TESTS) in found.message
+
+
+def test_predictions_count_in_the_learners_budget(tmp_path):
+    slow = "import time\n\ndef test_my_prediction(lease, db):\n    time.sleep(30)\n"
+    folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(slow, encoding="utf-8"))
+    import time
+
+    began = time.monotonic()
+    (found,) = predictions.run_predictions(folder, (4,), time_limit=60, use_cache=False, budget=3, deadline=began + 3)
+    assert time.monotonic() - began < 20
+    assert found.status == predictions.REJECTS and found.caught_count == 0
+
+
+SEES_ONLY_BEHAVIOUR = '''
+import json, os
+from lab.model.course import LAB_ROOT
+
+
+def test_by_its_id(lease, db, request):  # passed on the reference, failed on a mutant, if ids told
+    assert not request.node.callspec.id.startswith("m")
+
+
+def test_by_the_lab_files(lease, db):
+    assert not (LAB_ROOT / "solutions").exists() and not (LAB_ROOT / "mutants").exists()
+    assert not (LAB_ROOT / "steps").exists() and not (LAB_ROOT / "reports").exists()
+
+
+def test_by_the_plan(lease, db):
+    with open(os.environ["LEASE_LAB_PLAN"]) as plan:
+        targets = json.load(plan)["targets"]
+    assert all(t["impl"] is None and t["mutant"] is None and t["module_file"] is None for t in targets)
+
+
+def test_by_where_it_raised(lease, db):
+    try:
+        lease.claim(db, "job", "A", 0, 0)
+    except Exception as error:
+        assert getattr(error, "lab_where", None) is None
+'''
+
+
+def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
+    """The attack: one line, `assert request.node.callspec.id.startswith("solutions")`, caught
+    every mutant; a prediction could also read the reference, the plan or a traceback's file."""
+    folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(SEES_ONLY_BEHAVIOUR, encoding="utf-8"))
+    (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
+    assert found.status == predictions.WRITTEN, found.message
+    assert found.outcomes and found.caught_count == 0
