@@ -138,7 +138,7 @@ def channel_reading(lines, asked=()):
     process = channel.LearnerProcess.__new__(channel.LearnerProcess)
     process.popen, process.group = Replies(lines), None
     process.replies, process.lost, process.awaited, process.held = {}, None, set(asked), 0
-    process.on_event, process.arrived = None, threading.Condition()
+    process.arrived = threading.Condition()
     process.ending = threading.RLock()
     process._read()
     return process
@@ -251,3 +251,37 @@ def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
     assert found.status == predictions.WRITTEN, found.message
     assert found.outcomes and found.caught_count == 0
+
+
+FORGES_MEETINGS = '''
+import gc, json, os, socket, threading
+from concurrent.futures import ThreadPoolExecutor
+
+def _forge():
+    """Whatever a dishonest claim_many could send to look concurrent: events on every descriptor
+    that might be the channel, and a second connection of its own beside each real claim."""
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b'{"event": "enter", "call": 0}\\n')
+        except OSError:
+            pass
+
+def claim_many(path, job_id, owners, now, ttl):
+    _forge()
+    stand_in = globals()["claim"]
+    results = []
+    for owner in owners:  # one after the other: the race the lab is about never happens
+        results.append(stand_in(path, job_id, owner, now, ttl))
+    return results
+'''
+
+
+def test_claims_made_one_after_the_other_are_never_counted_as_meeting_whatever_they_send(tmp_path):
+    """The attack: one forged `enter` on the channel passed sequential claims (C8.3)."""
+    impl = tmp_path / "steps"
+    shutil.copytree(LAB_ROOT / "solutions", impl)
+    step_file = impl / load_course()[7].dir / "step.py"
+    step_file.write_text(step_file.read_text(encoding="utf-8") + FORGES_MEETINGS, encoding="utf-8")
+    results = run([Target("forger", (8,), impl=str(impl))], time_limit=10)
+    at_once = [r for r in results if r.check == "test_claim_many_runs_the_claims_at_the_same_time"]
+    assert at_once and at_once[0].status != "passed"

@@ -41,7 +41,6 @@ class LearnerProcess:
         self.popen, self.group = confinement.start(scratch, confined, private=private)
         self.replies, self.lost = {}, None  # id -> (reply, its size in bytes)
         self.awaited, self.held = set(), 0  # ids of requests sent and not given up; bytes in replies
-        self.on_event = None  # called, in the reader's thread, with each message the process sends unasked
         self.arrived = threading.Condition()
         self.ids, self.writing, self.ending = itertools.count(), threading.Lock(), threading.RLock()
         _every.add(self)
@@ -109,9 +108,6 @@ class LearnerProcess:
             else:
                 try:
                     reply = json.loads(line)
-                    if "event" in reply:
-                        self.on_event(reply)
-                        continue
                     ident = reply["id"]
                     if type(ident) is not int:
                         raise TypeError(ident)

@@ -5,7 +5,6 @@ afresh for every check (lab/sandbox/loading.py); a process that stays healthy se
 check of its target, and any other is ended and replaced.
 """
 
-import threading
 from contextlib import contextmanager
 from functools import partial
 
@@ -14,7 +13,7 @@ from lab.text.messages import say
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled
 from lab.sandbox.loading import GRACE, LoadStopped, load
-from lab.sandbox.meeting import Meeting
+from lab.sandbox.meeting import Meeting, Rendezvous
 from lab.sandbox.values import decoded, rebuilt
 
 _idle = {}  # target id -> a learner process ready for that target's next check
@@ -24,7 +23,7 @@ class RemoteModule:
     def __init__(self, process, functions, loaded, settings):
         self._process, self._functions, self._loaded, self._settings = process, functions, loaded, settings
         self.clean = True  # False once the process was changed for one check only, or stalled
-        self._slowed, self._racers = False, []
+        self._slowed, self._racers, self._rendezvous = False, [], None
 
     def __getattr__(self, name):
         if name.startswith("_") or name not in self._functions:
@@ -62,24 +61,12 @@ class RemoteModule:
     def watch_claims(self, patience):
         """Stand in for `claim` until this check ends, counted here (lab/sandbox/meeting.py)."""
         self.clean, self._meeting = False, Meeting(patience)
-        self._process.on_event = self._on_claim
-        self._ask("watch", patience=patience)
+        self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
+        self._ask("watch", patience=patience, socket=self._rendezvous.path)
 
     def watched(self):
         """What the meeting counted: .peak, .alone and .calls."""
         return self._meeting
-
-    def _on_claim(self, event):
-        """A stand-in's message, in the channel's reader thread: never blocks it."""
-        if event["event"] == "enter":
-            threading.Thread(target=self._let_go, args=(int(event["call"]),), daemon=True).start()
-        else:
-            answer = RuntimeError("claim raised") if event.get("raised") else decoded(event["value"])
-            self._meeting.leave(event["owner"], event["now"], event["ttl"], answer)
-
-    def _let_go(self, call):
-        self._meeting.enter()
-        self._process.send("go", call=call)
 
     def race(self, name, arg_lists, timeout):
         """name(*args) for each args, each in a learner process of its own, sent at the same moment.
@@ -97,6 +84,8 @@ class RemoteModule:
     def close(self):
         for racer in self._racers:
             racer.kill()
+        if self._rendezvous:
+            self._rendezvous.close()
 
 
 def _outcome(racer, ident, timeout):

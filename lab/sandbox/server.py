@@ -10,18 +10,18 @@ Requests, each with an ``id`` the reply repeats:
   load     run files' texts into the module, in order (``fresh``: a new, empty module first)
   call     call one function of the module, in a thread of its own
   slow     make every sqlite3 connection opened from now on pause before each write
-  watch    stand in for the module's ``claim``: each call sends ``enter`` and waits for ``go``,
-           then sends ``leave`` with its answer (claim_many's checks count them: meeting.py)
-  go       (no reply) let the stand-in's call number ``call`` go on
+  watch    stand in for the module's ``claim``: each call connects to the checks' socket
+           ``socket`` in the scratch folder, says who it is and waits there for the checks'
+           go, then tells them its answer (claim_many's checks count them: meeting.py)
   where    the innermost line of the learner's files that each running call is at
 """
 
 import functools
-import itertools
 import json
 import os
 import queue
 import resource
+import socket
 import sqlite3
 import sys
 import threading
@@ -47,14 +47,12 @@ def main(limits):
             while data:
                 data = data[os.write(channel_out, data):]
 
-    server = Server(reply)
+    server = Server()
     workers = Workers(lambda request: reply(server.call(request)))
     for line in channel_in:
         request = json.loads(line)
         if request["op"] == "call":
             workers.run(request)
-        elif request["op"] == "go":  # no reply: the stand-in for claim goes on
-            server.watcher.go(request["call"])
         else:
             reply({"id": request["id"], **getattr(server, request["op"])(request)})
     os._exit(0)  # the grader closed the channel; threads the learner started end with the process
@@ -91,8 +89,7 @@ def _limit(limits):
 
 
 class Server:
-    def __init__(self, tell):
-        self.tell = tell  # sends a message of the learner process's own (the stand-in's events)
+    def __init__(self):
         self.module = types.ModuleType("lease")
         self.files = {}  # filename -> the path shown to the learner
         self.running = {}  # thread id -> True while a call runs there
@@ -141,7 +138,7 @@ class Server:
         return {}
 
     def watch(self, request):
-        self.watcher = StandIn(self.module.claim, self.tell, request["patience"])
+        self.watcher = StandIn(self.module.claim, request["socket"], request["patience"])
         self.module.claim = self.watcher
         return {}
 
@@ -218,30 +215,31 @@ def slow_down_writes(sqlite):
 
 
 class StandIn:
-    """Stands in for the module's `claim` while claim_many runs: tells the checks when each claim
-    starts and waits for their go, then runs the real claim and tells them what it returned
-    (the counting is theirs: lab/sandbox/meeting.py)."""
+    """Stands in for the module's `claim` while claim_many runs: each call connects to the checks'
+    socket, says who it is, waits there for their go, runs the real claim and tells them what it
+    returned. The counting is theirs (lab/sandbox/meeting.py): they see the connections."""
 
-    def __init__(self, real, tell, patience):
-        self.real, self.tell, self.patience = real, tell, patience
-        self.ids, self.waiting = itertools.count(), {}
+    def __init__(self, real, socket_path, patience):
+        self.real, self.socket_path, self.patience = real, socket_path, patience
 
     def __call__(self, path, job_id, owner, now, ttl):
-        call, go = next(self.ids), threading.Event()
-        self.waiting[call] = go
-        self.tell({"event": "enter", "call": call})
-        go.wait(self.patience + 5)
-        ended = {"event": "leave", "call": call, "owner": owner, "now": now, "ttl": ttl}
-        try:
-            answer = self.real(path, job_id, owner, now, ttl)
-        except BaseException:
-            self.tell({**ended, "raised": True})
-            raise
-        self.tell({**ended, "value": plain(answer)})
-        return answer
-
-    def go(self, call):
-        self.waiting.pop(call).set()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as meeting:
+            meeting.settimeout(self.patience + 5)
+            meeting.connect(self.socket_path)
+            lines = meeting.makefile("rwb")
+            called = {"owner": plain(owner), "now": plain(now), "ttl": plain(ttl)}
+            lines.write((json.dumps(called) + "\n").encode())
+            lines.flush()
+            lines.readline()  # the checks' go
+            try:
+                answer = self.real(path, job_id, owner, now, ttl)
+            except BaseException:
+                lines.write(b'{"raised": true}\n')
+                lines.flush()
+                raise
+            lines.write((json.dumps({"value": plain(answer)}) + "\n").encode())
+            lines.flush()
+            return answer
 
 
 if __name__ == "__main__":
