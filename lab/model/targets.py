@@ -10,9 +10,10 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
+from pathlib import Path
 
 from lab.model.course import load_course
-from lab.model.implementation import load, read
+from lab.model.implementation import Implementation, SourceFile, load, read
 from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.model.outcomes import LoadFailure
@@ -31,6 +32,9 @@ class Target:
     module_file: str | None = None  # one module file of the lab's own: a mutmut mutant, staged whole
     known_problems: tuple = ()  # (step, message): files that hang or end the process when run
     checks: tuple | None = None  # the names of the checks to run, when not every check of the steps
+    # The learner's files as the grading parent read them, (steps, path, text, refused) each:
+    # the checks never read a learner's folder themselves, so they need not see it.
+    files: tuple = ()
 
     def load(self, lang="en"):
         """A fresh module for one check, with the problems found while building it."""
@@ -63,6 +67,8 @@ class Target:
 @cache
 def implementation_of(target):
     """The files of a target: the learner's, the reference's, a mutant's or a module file."""
+    if target.files:
+        return Implementation(target.id, tuple(SourceFile(steps, Path(path), text, refused) for steps, path, text, refused in target.files))
     if target.mutant:
         mutant = next(m for m in load_mutants() if m.id == target.mutant)
         return apply(mutant)
@@ -113,4 +119,5 @@ class Plan:
 def _target(data):
     known = tuple((step, message) for step, message in data.get("known_problems", ()))
     checks = None if data.get("checks") is None else tuple(data["checks"])
-    return Target(**{**data, "steps": tuple(data["steps"]), "known_problems": known, "checks": checks})
+    files = tuple((tuple(steps), path, text, refused) for steps, path, text, refused in data.get("files", ()))
+    return Target(**{**data, "steps": tuple(data["steps"]), "known_problems": known, "checks": checks, "files": files})

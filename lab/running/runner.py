@@ -96,22 +96,25 @@ LAB_PARTS = ("lab", "checks", "solutions", "mutants", "course.toml")
 
 
 def _seen_by_child(targets, readable):
-    """The folders a child sees read-only: the lab's parts, the virtual environment, the files of
-    the targets and `readable`."""
-    own = [target.impl or target.module_file for target in targets if target.impl or target.module_file]
+    """The folders a child sees read-only: the lab's parts, the virtual environment, the module
+    files of the targets (mutmut's mutants, staged by the lab) and `readable`; never a learner's."""
+    own = [target.module_file for target in targets if target.module_file]
     return tuple(dict.fromkeys([*(str(LAB_ROOT / part) for part in LAB_PARTS), sys.prefix, *own, *map(str, readable)]))
 
 
 def _probed(target, settings):
-    """The learner's target, with the files that hang or end the process when run found first.
+    """The learner's target with its files, read here once, and those that hang or end the
+    process when run found first.
 
     Its path made absolute, links kept (the reader refuses files that are links or lie in a
-    linked folder): the children do not run in this folder.
+    linked folder): the children do not run in this folder, and never read it.
     """
     if not target.impl:
         return target
     impl = os.path.abspath(target.impl)
-    return replace(target, impl=impl, known_problems=find_problems(read(impl, label=target.id), settings))
+    implementation = read(impl, label=target.id)
+    files = tuple((f.steps, str(f.path), f.text, f.refused) for f in implementation.files)
+    return replace(target, impl=impl, files=files, known_problems=find_problems(implementation, settings))
 
 
 def _check_files(targets):
