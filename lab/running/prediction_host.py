@@ -137,7 +137,7 @@ def _named(item, labels):
 
 def child_command(plan_path, files, confined):
     """The prediction child's command line: pytest over the prediction files with their plugin."""
-    python = [sys.executable, "-I", "-B", "-m", "lab.running.child"]
+    python = confinement.lab_python("lab.running.child")
     arguments = ["--assert=rewrite", "-p", "lab.running.prediction_plugin", *files]
     if not confined:
         return [*python, str(plan_path), "{events}", *arguments]

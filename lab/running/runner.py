@@ -83,8 +83,7 @@ class _Child:
 
     def command(self, plan_path, arguments):
         """The command line; "{events}" stands for the descriptor of the events pipe."""
-        module = "lab.running.prediction_host" if self.learner_tests else "lab.running.child"
-        python = [sys.executable, "-I", "-B", "-m", module]
+        python = confinement.lab_python("lab.running.prediction_host" if self.learner_tests else "lab.running.child")
         if not self.confined:
             return [*python, str(plan_path), "{events}", *arguments]
         return [*confinement.verdict_sandbox(plan_path, self.readable), *python, confinement.PLAN_INSIDE, "{events}", *arguments]

@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
+from lab.model.course import LAB_ROOT
+
 SERVER = Path(__file__).with_name("server.py")
 SERVER_INSIDE = "/run/lease-lab/server.py"
 SCRATCH_INSIDE = "/run/lease-lab/scratch"  # the scratch folder, as the verdict sandbox and its learner processes see it
@@ -49,6 +51,16 @@ def limits(cpu_seconds=CPU_SECONDS):
 def python():
     """The real interpreter (not the virtual environment's link to it): the venv stays unseen."""
     return os.path.realpath(sys.executable)
+
+
+# How the lab's children start: -I (no working folder, no PYTHON* variable on sys.path), then
+# this lab's own folder first on sys.path, so that a copy of the lab runs its own code.
+BOOT = "import runpy, sys; sys.path.insert(0, sys.argv[1]); name = sys.argv[2]; del sys.argv[1:3]; runpy.run_module(name, run_name='__main__', alter_sys=True)"
+
+
+def lab_python(module):
+    """The command line that runs one of the lab's modules as a child, in this lab's code."""
+    return [sys.executable, "-I", "-B", "-c", BOOT, str(LAB_ROOT), module]
 
 
 @cache
