@@ -613,6 +613,114 @@ def _attack_call(name, args):
 '''
 
 
+PLANTS_LAB_PACKAGE = r'''
+_FAKE_CHILD = (
+    "# @TOKEN@\nimport json, os, sys\n"
+    "plan = json.load(open(sys.argv[1]))\n"
+    "out = os.fdopen(int(sys.argv[2]), 'w')\n"
+    "print(json.dumps({'event': 'collected', 'items': []}), file=out)\n"
+    "os._exit(0)\n"
+)
+
+
+def _plant(folder):
+    for package in ("lab", "lab/running"):
+        _quietly(_os.makedirs, _os.path.join(folder, package), exist_ok=True)
+        _quietly(_write, _os.path.join(folder, package, "__init__.py"), "# %s\n" % _TOKEN)
+    _quietly(_write, _os.path.join(folder, "lab/running/child.py"), _FAKE_CHILD)
+    _quietly(_write, _os.path.join(folder, "sitecustomize.py"), "# %s\n" % _TOKEN)
+
+
+def _attack_top(step):
+    for folder in (_quietly(_os.getcwd), _os.environ.get("TMPDIR"), "/tmp", "/dev/shm"):
+        if folder:
+            _plant(folder)
+
+
+def _attack_call(name, args):
+    _attack_top(0)
+    return _NOTHING
+'''
+
+LINKS_NEXT_DATABASE = r'''
+def _aims():
+    roots = [p for p in _places() if _os.path.isfile(p + "/course.toml")]
+    return [*(root + "/checks/test_04_claim.py" for root in roots), *(root + "/course.toml" for root in roots), "/proc/self/fd/1"]
+
+
+def _plant_beside(path):
+    folder = _os.path.dirname(path)
+    parent = _os.path.dirname(folder)
+    aims = _aims()
+    for n in range(64):  # every name the next database could take, in its folder and beside it
+        for place in (folder, parent):
+            for name in ("jobs-%d.db" % n, "jobs.db-%d" % n, "db-%d" % n):
+                _quietly(_os.symlink, aims[n % len(aims)], _os.path.join(place, name))
+    _quietly(_os.mkfifo, _os.path.join(parent, "events-2.jsonl"))
+    _quietly(_os.symlink, aims[0], _os.path.join(parent, ".hypothesis"))
+    _quietly(_os.remove, path)
+    _quietly(_os.symlink, aims[0], path)  # the checks' next look at this database follows this link?
+
+
+def _attack_top(step):
+    pass
+
+
+def _attack_call(name, args):
+    if args and isinstance(args[0], str) and args[0].endswith(".db"):
+        _plant_beside(args[0])
+    return _NOTHING
+'''
+
+FLOODS_UNASKED_REPLIES = r'''
+def _flood():
+    if _PROCESS.get("flooded"):
+        return
+    _PROCESS["flooded"] = True
+    line = (_json.dumps({"id": 10 ** 9, "value": "x" * ((1 << 20) - 100)}) + "\n").encode()
+    for fd in range(3, 16):  # the channel is one of these: the server keeps it off fds 0 to 2
+        for n in range(400):
+            try:
+                _os.write(fd, line.replace(b"1000000000", str(10 ** 9 + n).encode(), 1))
+            except OSError:
+                break
+
+
+def _attack_top(step):
+    pass
+
+
+def _attack_call(name, args):
+    _flood()
+    return _NOTHING
+'''
+
+FILLS_SCRATCH = r'''
+def _fill():
+    if _PROCESS.get("filled"):
+        return
+    _PROCESS["filled"] = True
+    block = b"x" * (1 << 20)
+    for folder in (_quietly(_os.getcwd), _os.environ.get("TMPDIR"), "/tmp"):
+        for n in range(16):
+            try:
+                with open(_os.path.join(folder, "%s-%d.bin" % (_TOKEN, n)), "wb") as handle:
+                    for _ in range(63):
+                        handle.write(block)
+            except (OSError, TypeError):
+                break
+
+
+def _attack_top(step):
+    pass
+
+
+def _attack_call(name, args):
+    _fill()
+    return _NOTHING
+'''
+
+
 def _on_stubs(code):
     """A submission of the stubs, each step file with the attack appended."""
 
@@ -803,6 +911,14 @@ KINDS = [
     Kind("attack-sigkills-after-first-call", "SIGKILLs itself right after its first call", _on_stubs(SIGKILLS_AFTER_FIRST_CALL), fast=True),
     Kind("attack-closes-stdout-stderr", "closes fds 1 and 2 at the top level and in its first call", _on_stubs(CLOSES_STDOUT_STDERR)),
     Kind("attack-kills-parent", "kills its parent and grandparent (SIGTERM, SIGKILL)", _on_stubs(KILLS_PARENT)),
+    # Reaching the verdict side through what it shares with the learner process.
+    Kind("attack-plants-lab-package", "writes a package lab/ (its own lab.running.child) and sitecustomize.py into its "
+         "working folder, TMPDIR, /tmp and /dev/shm", _on_stubs(PLANTS_LAB_PACKAGE), fast=True),
+    Kind("attack-links-next-database", "plants links (to checks/, course.toml, stdout) under every name the next database "
+         "could take, a FIFO for the next events file, and replaces its own database by a link", _on_stubs(LINKS_NEXT_DATABASE), fast=True),
+    Kind("attack-floods-unasked-replies", "writes 400 replies of 1 MB to requests never made on every descriptor",
+         _on_stubs(FLOODS_UNASKED_REPLIES)),
+    Kind("attack-fills-scratch", "writes 16 files of 63 MB into its working folder, TMPDIR and /tmp", _on_stubs(FILLS_SCRATCH)),
     # Writing into the grader.
     Kind("attack-writes-into-grader", "appends to checks/*.py and conftest.py, deletes a check file, drops .pth files, "
          "writes build/, /tmp, /dev/shm, the honest classmate's folder and OUT_DIR/class.csv", _on_stubs(WRITES_INTO_GRADER), fast=True),
@@ -843,6 +959,8 @@ def places_attacks_write(token, lab_root=LAB_ROOT):
     places = [Path(p) / token for p in ("/tmp", "/dev/shm", "/var/tmp", lab_root, lab_root / "build")]
     places += [Path(p) / f"{token}.bin" for p in ("/tmp", "/dev/shm", "/var/tmp")]
     places += [Path("/tmp") / f"{token}-pth-ran"]
+    places += [Path("/tmp") / f"{token}-{n}.bin" for n in range(16)]
+    places += [Path(p) / "lab" / "running" / "child.py" for p in ("/tmp", "/dev/shm")]
     sites = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")} | {str(p) for p in (lab_root / ".venv" / "lib").glob("python3*/site-packages")}
     places += [Path(site) / f"{token}.pth" for site in sorted(sites)]
     return places
