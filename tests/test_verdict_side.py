@@ -285,3 +285,57 @@ def test_claims_made_one_after_the_other_are_never_counted_as_meeting_whatever_t
     results = run([Target("forger", (8,), impl=str(impl))], time_limit=10)
     at_once = [r for r in results if r.check == "test_claim_many_runs_the_claims_at_the_same_time"]
     assert at_once and at_once[0].status != "passed"
+
+
+AUDITED = """
+import json, os, sys
+SCRATCH = sys.argv[1]
+OUT = os.dup(2)  # the child sends its own stderr to /dev/null while a check runs, and ends with os._exit
+
+def hook(event, args):
+    if event in ("open", "sqlite3.connect", "os.mkdir", "os.symlink", "os.rename", "shutil.rmtree") and args and isinstance(args[0], str):
+        if os.path.abspath(args[0]).startswith(SCRATCH):
+            os.write(OUT, (json.dumps([event, args[0]]) + "\\n").encode())
+
+sys.addaudithook(hook)
+import runpy
+sys.path.insert(0, sys.argv[2])
+name = sys.argv[3]
+del sys.argv[1:4]
+try:
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+"""
+
+
+@sandboxed
+def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_made(tmp_path):
+    """Every path the checks' process opens where a learner process can write: only databases in
+    folders the checks made (support.open_db looks at them first), and the claims' socket."""
+    from lab.model.targets import Plan
+    from lab.running.runner import _check_files, _probed
+
+    target = _probed(Target("honest", (2, 8), impl=str(LAB_ROOT / "solutions")), Plan([], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True))
+    plan = Plan([__import__("dataclasses").asdict(target)], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True)
+    plan_path = tmp_path / "plan.json"
+    plan.dump(plan_path)
+    reading, writing = os.pipe()
+    command = [
+        *confinement.verdict_sandbox(plan_path, _seen_by_child([target], [])), sys.executable, "-I", "-B", "-c", AUDITED,
+        confinement.SCRATCH_INSIDE, str(LAB_ROOT), "lab.running.child", confinement.PLAN_INSIDE, str(writing), *_check_files([target]),
+    ]
+    done = subprocess.run(command, pass_fds=(writing,), capture_output=True, text=True, timeout=300, check=False)
+    os.close(writing)
+    events = os.read(reading, 1 << 22).decode()
+    os.close(reading)
+    assert '"status": "passed"' in events and '"status": "failed"' not in events, events[-2000:]
+    seen = [json.loads(line) for line in done.stderr.splitlines() if line.startswith('["')]
+    made = {path for event, path in seen if event == "os.mkdir"}
+    assert seen and made
+    for event, path in seen:
+        assert event in ("os.mkdir", "sqlite3.connect", "open") or path.endswith("/claims"), (event, path)
+        if event == "open":
+            assert path.endswith("/claims") or os.path.dirname(path) in made, (event, path)
+        if event == "sqlite3.connect":
+            assert os.path.dirname(path) in made and path.endswith("/jobs.db"), (event, path)
