@@ -339,3 +339,40 @@ def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_ma
             assert path.endswith("/claims") or os.path.dirname(path) in made, (event, path)
         if event == "sqlite3.connect":
             assert os.path.dirname(path) in made and path.endswith("/jobs.db"), (event, path)
+
+
+CATCHES_THE_SNIPPET = '''
+def test_my_prediction(lease, db):
+    lease.enqueue(db, "job")
+    assert lease.claim(db, "job", "A", now=0, ttl=10) == 1
+    assert lease.claim(db, "job", "B", now=10, ttl=5) == 2  # at now == until the lease has expired
+'''
+
+READS_A_CLASSMATE = '''
+import glob, os
+
+
+def test_my_prediction(lease, db, request):
+    """Looks for the class folder, a classmate's prediction and the earlier class reports."""
+    here = os.path.dirname(str(request.node.path))
+    seen = [p for pattern in ("/work/*/class*/*/steps/*/prediction.py", here + "/../../*/steps/*/prediction.py", "/tmp/**/class.csv")
+            for p in glob.glob(pattern, recursive=True)]
+    assert not seen, seen  # fails, and so "catches" every mutant, only on the grader's machine... if it sees anything
+'''
+
+
+def test_in_a_class_the_predictions_see_neither_the_targets_nor_the_classmates(tmp_path, monkeypatch):
+    """Graded with a control in one class run: the honest prediction catches the broken change
+    to review; the cheating ones catch nothing, and are never shown anything of another learner."""
+    import lab.grading.classroom as classroom
+    from lab.grading import kill_matrix
+
+    root = tmp_path / "class"
+    for name, text in (("control", CATCHES_THE_SNIPPET), ("by-id", SEES_ONLY_BEHAVIOUR), ("reads-classmates", READS_A_CLASSMATE)):
+        steps_with_prediction(root / name / "steps", lambda path, text=text: path.write_text(text, encoding="utf-8"))
+    monkeypatch.setattr(kill_matrix, "results", lambda *a, **k: ([], True))  # the matrix is not the point here
+    outcome = classroom.check_class(root, time_limit=10)
+    caught = {s.name: next(p for p in s.predictions if p.step == 4) for s in outcome.submissions}
+    assert caught["control"].caught("m4-expired-counts-as-live")
+    assert caught["by-id"].status == predictions.WRITTEN and caught["by-id"].caught_count == 0
+    assert caught["reads-classmates"].status == predictions.WRITTEN and caught["reads-classmates"].caught_count == 0
