@@ -87,6 +87,8 @@ class Rendezvous:
                 ended = json.loads(lines.readline(MAX_LINE))
                 answer = RuntimeError("claim raised") if ended.get("raised") else decoded(ended["value"])
                 self.meeting.leave(decoded(called["owner"]), decoded(called["now"]), decoded(called["ttl"]), answer)
+                lines.write(b"counted\n")
+                lines.flush()
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass  # a connection that says nothing a claim says is no claim
             finally:
