@@ -84,8 +84,9 @@ def test_a_learner_walks_the_whole_course(learner):
     assert status == 1 and passed == {1: False}
     assert "not implemented yet: steps/01-init-db/step.py" in shown
     assert "No prediction yet: write test_my_prediction in steps/01-init-db/prediction.py" in shown
-    assert "breaks C1.3" in shown and "(the broken change to review)" in shown and "SHOW=all" in shown
+    assert "1-a C1.3 (the broken change to review)" in shown and "SHOW=all" in shown
     assert "caught by" not in shown and "still passes" not in shown and "+ CREATE TABLE jobs" not in shown
+    assert "m1-create-without-if-not-exists" not in shown and "a restarting worker cannot start" not in shown
     _, shown, _ = learner.check(1, "--show", "all")
     assert "caught by" in shown and "+ CREATE TABLE jobs" in shown  # for instructors
 

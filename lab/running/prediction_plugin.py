@@ -8,6 +8,8 @@ and none of the lab's checks take part.
 """
 
 import importlib.util
+import linecache
+import traceback
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,23 @@ def pytest_generate_tests(metafunc):
 def lease(request):
     """The reference or a mutant, loaded afresh for this run of the prediction."""
     return request.param.module_for(step_of(request.node), PLAN.lang)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A failed assert of a prediction reads like a failed check: the line of prediction.py that
+    failed, then pytest's rewritten assertion with the values on both sides."""
+    try:
+        return (yield)
+    except AssertionError as error:
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(item.path)]
+        if not frames:
+            raise
+        line = frames[-1].lineno
+        source = (linecache.getline(frames[-1].filename, line) or frames[-1].line or "").strip()
+        located = AssertionError(say("prediction_failed_at", PLAN.lang, file=item.path, line=line, source=source) + f"\n{error}")
+        located.__notes__ = getattr(error, "__notes__", [])
+        raise located from error
 
 
 # A prediction that cannot be collected, or takes no `lease`, is the learner's problem, never the
