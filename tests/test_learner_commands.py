@@ -3,6 +3,7 @@
 Each works on a checkout of its own in tmp_path (root/steps), never on this lab's steps/.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -157,6 +158,9 @@ def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_o
     assert len(runs) == 2 and runs[0][1:5] == ["-m", "lab", "check", "4"] and "--no-mutants" in runs[0]
     assert out.count(watch.CLEAR) == 2 and out.rstrip().endswith(say("watch_stopped", lang))
     assert "Traceback" not in out
+    first, second = (screen.splitlines()[0] for screen in out.split(watch.CLEAR)[1:])
+    assert re.match(r"\d\d:\d\d:\d\d · ", first) and first[8:] == say("watch_started", lang, time="", n=4)
+    assert second[8:] == say("watch_saved", lang, time="", n=4, files="steps/04-claim/step.py")  # which save started it
 
 
 def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys):

@@ -108,7 +108,7 @@ def test_a_learner_walks_the_whole_course(learner):
     learner.predict(CATCHES)
     status, shown, _ = learner.check(1, "--strict")
     assert status == 0, shown
-    assert re.search(r"Your prediction \(steps/01-init-db/prediction.py\) catches [1-9] of 5 mutants, the broken change to review among them", shown)
+    assert re.search(r"Your prediction catches [1-9] of 5 mutants, the broken change to review among them", shown)
     snippet = shown[shown.index("m1-create-without-if-not-exists"):]
     assert snippet.index("caught by:") < snippet.index("your prediction: caught")
     _, shown = learner.run("progress")

@@ -113,7 +113,7 @@ def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
     assert "test_3_7" in full and len(full.splitlines()) > 96
     failing = CheckRun((1, 2), "steps", results[:23] + [_result(2, "failed", "test_bad")])
     text = rendered(failing, "en")
-    assert "step(s) 1 pass" in text and "test_bad" in text and "`make hint 2`" in text
+    assert "✔ Step 1 · init_db" in text and "test_bad" in text and "`make hint 2`" in text
     assert text.index("11 of 12 checks pass") < text.index("test_bad")  # the failure ends the step
 
 

@@ -87,7 +87,7 @@ def test_before_the_compare_phase_each_label_shows_its_clause_and_the_prediction
     snippet = next(i for i, v in enumerate(run_of(4, False, written).verdicts) if v.mutant.worksheet)
     assert f"4-{chr(ord('a') + snippet)} C4.5 (the broken change to review)" in text
     assert "4-a C4.6 caught" in text and "4-b C4.3 missed" in text
-    assert "Your prediction (steps/04-claim/prediction.py) catches" in text
+    assert "Your prediction catches 4 of 7 mutants" in text
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
@@ -133,3 +133,31 @@ def test_a_failed_prediction_names_the_call_as_written_not_by_its_repr():
         "assert 2 == 3",
         " +  where 2 = lease.claim(db, 'job', 'B', 10.0, 5.0)",
     ]
+
+
+FAILURE = (
+    "called:   claim(db, job_id='job', owner='B', now=10.0, ttl=5.0)\n"
+    "got:      None\n"
+    "expected: 2: the lease expired at until=10 == now, so B takes it with the next fence"
+)
+
+
+def rows(text, width=80):
+    """The rows a terminal of this width needs for the text (a Japanese character is two columns)."""
+    return sum(max(1, -(-report._columns(line) // width)) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_make_watch_of_a_failing_step_fits_an_80_by_24_terminal_and_ends_with_the_failure(lang):
+    from lab.learner.watch import run_line
+
+    results = [Result(f"n{s}{i}", f"test_{s}_{i}", "steps", s, [f"C{s}.1"], "passed", "", 0.0) for s in range(1, 4) for i in range(6)]
+    results += [Result(f"n4{i}", f"test_4_{i}", "steps", 4, ["C4.4"], "passed", "", 0.0) for i in range(10)]
+    results.append(Result("n4x", "test_claim_wins_at_the_moment_the_lease_expires", "steps", 4, ["C4.5"], "failed", FAILURE, 0.0))
+    outcome = run_of(4, False, written)
+    outcome.steps, outcome.results = (1, 2, 3, 4), results
+    text = run_line(COURSE[3], lang, report.LAB_ROOT, {("modified", "steps/04-claim/step.py")}) + "\n" + rendered(outcome, lang)
+    assert rows(text) <= 24, text
+    tail = text.rstrip().splitlines()
+    failure = max(i for i, line in enumerate(tail) if "test_claim_wins_at_the_moment_the_lease_expires" in line)
+    assert len(tail) - failure <= 10  # the failure, its clause and the two-line summary end the screen

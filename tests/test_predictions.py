@@ -136,7 +136,7 @@ def test_the_makefile_passes_strict_and_show():
 
 def test_the_report_shows_the_prediction_beside_the_checks_that_catch_each_mutant(step_4_run):
     text = rendered(step_4_run)
-    assert "Your prediction (" in text and "but not the broken change to review" in text
+    assert "Your prediction catches" in text and "but not the broken change to review" in text
     snippet = text[text.index(SNIPPET):]
     assert snippet.index("caught by:") < snippet.index("your prediction: missed") < snippet.index("still passes")
     assert "(the broken change to review)" in text and "worksheet" not in text

@@ -209,7 +209,7 @@ def _render_prediction(console, words, prediction, verdicts, strict, lang="en", 
     elif not brief:
         snippet = prediction.catches_the_snippet([v.mutant for v in verdicts])
         tail = words("prediction_snippet_caught" if snippet else "prediction_snippet_missed")
-        heading = words("prediction_heading", file=prediction.file, caught=prediction.caught_count, count=len(prediction.outcomes), tail=tail)
+        heading = words("prediction_heading", caught=prediction.caught_count, count=len(prediction.outcomes), tail=tail)
         console.print(f"  [{'green' if snippet else 'yellow'}]{escape(heading)}[/]")
     if strict and not prediction.catches_the_snippet([v.mutant for v in verdicts]):
         console.print(f"  [red bold]{escape(words('strict_fails'))}[/]")
@@ -268,15 +268,12 @@ def _render_yours(console, words, folder, step):
 
 
 def _render_summary(console, words, outcome, lang, named):
-    console.print()
     failing = [n for n in outcome.steps if not outcome.step_passes(n)]
-    passing = [n for n in outcome.steps if n not in failing]
     if not failing:
+        console.print()
         console.print(f"[green bold]{escape(words('all_pass', steps=span(outcome.steps)))}[/]")
         _render_completion(console, outcome, lang)
     else:
-        if passing:
-            console.print(f"[green]✔ {escape(words('steps_pass', steps=', '.join(map(str, passing))))}[/]")
         for number in failing:
             results = outcome.step_results(number)
             passed = sum(r.status == CheckStatus.PASSED for r in results)
