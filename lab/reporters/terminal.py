@@ -78,7 +78,7 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
             _render_checks(console, words, step, results, clauses, outcome.impl, lang, verbose)
         elif verdicts:
             _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours)
-    _render_summary(console, words, outcome, lang, named)
+    _render_summary(console, words, outcome, lang, named, seen)
 
 
 def compare_phase(outcome, number, prediction):
@@ -267,12 +267,13 @@ def _render_yours(console, words, folder, step):
         console.print(f"    [dim]{escape(words('yours_more', count=more))}[/]")
 
 
-def _render_summary(console, words, outcome, lang, named):
+def _render_summary(console, words, outcome, lang, named, seen):
     failing = [n for n in outcome.steps if not outcome.step_passes(n)]
     if not failing:
         console.print()
         console.print(f"[green bold]{escape(words('all_pass', steps=span(outcome.steps)))}[/]")
-        _render_completion(console, outcome, lang)
+        if seen is not None:  # the learner's own steps/
+            _render_completion(console, outcome, lang)
     else:
         for number in failing:
             results = outcome.step_results(number)
