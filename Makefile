@@ -15,7 +15,7 @@ SEED ?=
 BENCH_TIME ?= 0.05
 
 # `make check-step 4`, `make hint 4`: the word after the verb is the step, not a target of its own.
-ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step watch))
+ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch))
   N ?= $(word 2,$(MAKECMDGOALS))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
@@ -27,7 +27,7 @@ TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step watch
+.PHONY: help check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -57,8 +57,11 @@ next: $(STAMP) ## the next step to do
 reset-step: $(STAMP) ## save step N's files to .lab/backups/ and put the stub back: make reset-step 4
 	@$(PY) -m lab reset "$(N)" --lang $(LAB_LANG)
 
-restore-step: $(STAMP) ## bring the newest backup of step N back (saving the current files first)
-	@$(PY) -m lab restore "$(N)" --lang $(LAB_LANG)
+restore-step: $(STAMP) ## bring back the newest backup of step N not made by restore-step (AT=: another one; the current files are saved first)
+	@$(PY) -m lab restore "$(N)" --lang $(LAB_LANG) $(if $(AT),--at "$(AT)")
+
+backups: $(STAMP) ## list the backups of step N, newest first: when, what made each, what each holds: make backups 4
+	@$(PY) -m lab backups "$(N)" --lang $(LAB_LANG)
 
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
 	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)

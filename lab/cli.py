@@ -19,6 +19,7 @@ from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
 from lab.model.implementation import UsageError, assemble, read
 from lab.learner import commands as learner
+from lab.learner.compared import Seen
 from lab.learner.verdicts import keys_before_check, record_check
 from lab.text.messages import say
 from lab.model.mutants import MutantError
@@ -67,7 +68,7 @@ def build_parser():
     check.add_argument("--budget", type=float, default=600.0, metavar="SECONDS", help="time all the checks of your code may take")
     check.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
     check.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
-    check.add_argument("--show", choices=("all",), help="'all': show every mutant's change and catching checks before the learner predicted (instructors)")
+    check.add_argument("--show", choices=("all", "mutants"), help="'all': show every mutant's change and catching checks before the learner predicted (instructors); 'mutants': a compare phase already seen in full again")
     klass = verbs.add_parser("class", help="check every learner folder under DIR; write a table learner x step")
     klass.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
     klass.add_argument("--out", default=str(LAB_ROOT / "reports" / "class"), help="where class.md, class.csv and learners/*.json go")
@@ -120,7 +121,8 @@ def run_check(arguments):
         strict=arguments.strict, budget=arguments.budget,
     )
     outcome.show_all = arguments.show == "all"
-    report.render(outcome, arguments.lang, verbose=arguments.verbose)
+    seen = Seen(LAB_ROOT) if known is not None else None  # the learner's own steps/: later runs fold what was seen
+    report.render(outcome, arguments.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=impl)
     record_check(known, outcome)
     for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
         if path:

@@ -58,9 +58,9 @@ def test_broken_code_gets_a_specific_message_and_the_report_goes_on(runs, kind):
         assert word in messages, f"{word!r} not in the messages of step {step}:\n{messages}"
     for word in words:
         assert word in output, f"{word!r} not in the report:\n{output}"
-    # The rest of the report still prints: every step checked has its summary line.
+    # The rest of the report still prints: every step checked has its line.
     for number in range(1, step + 1):
-        assert f"step {number}" in output
+        assert f"Step {number} ·" in output
     assert len({c["step"] for c in results["checks"]}) == step
     assert status == (ExitStatus.ALL_PASS if not words else ExitStatus.SOME_FAIL), output
 

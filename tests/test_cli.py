@@ -52,7 +52,7 @@ def test_the_report_is_in_japanese_on_request(stubs):
 def test_the_report_names_the_checks_that_catch_each_mutant():
     done = lab("check", "4", "--impl", "solutions")
     assert done.returncode == ExitStatus.ALL_PASS
-    assert "caught  m4-expired-counts-as-live  (the broken change to review)" in done.stdout
+    assert "caught  4-c · m4-expired-counts-as-live  (the broken change to review)" in done.stdout
     assert "caught by: test_claim_wins_at_the_moment_the_lease_expires" in done.stdout
     assert "SURVIVED" not in done.stdout
 

@@ -3,6 +3,7 @@
 Each works on a checkout of its own in tmp_path (root/steps), never on this lab's steps/.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -128,7 +129,7 @@ def test_reset_saves_every_file_then_restores_the_stub_and_restore_brings_it_bac
     assert status == 0 and ".lab/backups/03-state/" in out
     assert (folder / STEP_FILE).read_text() == stub_text(COURSE[2])
     backup = next((checkout / ".lab" / "backups" / "03-state").iterdir())
-    assert fingerprint(backup) == {k: v for k, v in before.items() if k in (STEP_FILE, "prediction.py")}
+    assert {k: v for k, v in fingerprint(backup).items() if k != ".made-by"} == {k: v for k, v in before.items() if k in (STEP_FILE, "prediction.py")}
     status, out, _ = lab(checkout, "reset", "3", "--lang", lang, capsys=capsys)
     assert out.strip() == say("already_stub", lang, n=3)
     status, out, _ = lab(checkout, "restore", "3", "--lang", lang, capsys=capsys)
@@ -157,6 +158,9 @@ def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_o
     assert len(runs) == 2 and runs[0][1:5] == ["-m", "lab", "check", "4"] and "--no-mutants" in runs[0]
     assert out.count(watch.CLEAR) == 2 and out.rstrip().endswith(say("watch_stopped", lang))
     assert "Traceback" not in out
+    first, second = (screen.splitlines()[0] for screen in out.split(watch.CLEAR)[1:])
+    assert re.match(r"\d\d:\d\d:\d\d · ", first) and first[8:] == say("watch_started", lang, time="", n=4)
+    assert second[8:] == say("watch_saved", lang, time="", n=4, files="steps/04-claim/step.py")  # which save started it
 
 
 def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys):
@@ -200,3 +204,33 @@ def test_a_check_step_records_verdicts_under_the_code_it_checked_never_under_a_l
     state.write_text(state.read_text() + "\nSAVED_WHILE_THE_CHECK_RAN = True\n")
     assert verdicts.cached(steps, checkout)[0][2] is None
     assert verdicts.keys_before_check(LAB_ROOT / "solutions", checkout) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_restore_twice_never_brings_the_stub_back_and_backups_lists_and_picks_any_one(checkout, capsys, lang):
+    folder = checkout / "steps" / COURSE[2].dir
+    mine = (folder / STEP_FILE).read_text() + "\n# my work\n"
+    (folder / STEP_FILE).write_text(mine)
+    lab(checkout, "reset", "3", "--lang", lang, capsys=capsys)
+    for _ in range(2):  # the second restore must not bring back the stub the first one saved
+        status, out, _ = lab(checkout, "restore", "3", "--lang", lang, capsys=capsys)
+        assert status == 0 and (folder / STEP_FILE).read_text() == mine
+    status, out, _ = lab(checkout, "backups", "3", "--lang", lang, capsys=capsys)
+    listed = [line for line in out.splitlines() if re.match(r"\s+\d+\. ", line)]
+    assert status == 0 and len(listed) == 3  # reset's and both restores': nothing is ever lost
+    assert say("made_by_reset", lang) in listed[-1] and say("holds_code", lang, lines=len(mine.splitlines())) in listed[-1]
+    assert say("made_by_restore", lang) in listed[0]
+    stub_backup = next(line for line in listed if say("holds_stub", lang) in line)
+    number = stub_backup.split(".")[0].strip()
+    status, out, _ = lab(checkout, "restore", "3", "--at", number, "--lang", lang, capsys=capsys)
+    assert status == 0 and (folder / STEP_FILE).read_text() == stub_text(COURSE[2])  # AT= picks any one
+    status, out, _ = lab(checkout, "restore", "3", "--at", "no-such", "--lang", lang, capsys=capsys)
+    assert status == 2 and "no-such" in out and "Traceback" not in out
+    assert (folder / STEP_FILE).read_text() == stub_text(COURSE[2])  # a mistyped AT changes nothing
+
+
+def test_make_passes_at_to_restore_step():
+    done = subprocess.run(["make", "-n", "restore-step", "4", "AT=2"], cwd=LAB_ROOT, capture_output=True, text=True)
+    assert '--at "2"' in done.stdout and "restore \"4\"" in done.stdout
+    done = subprocess.run(["make", "-n", "backups", "4"], cwd=LAB_ROOT, capture_output=True, text=True)
+    assert "-m lab backups \"4\"" in done.stdout

@@ -111,9 +111,10 @@ def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
     assert "all 12 checks pass" in short and "test_3_7" not in short
     assert len(short.splitlines()) <= 40  # one screen: the mutant section aside
     assert "test_3_7" in full and len(full.splitlines()) > 96
-    failing = CheckRun((1, 2), "steps", results[:12] + [_result(2, "failed", "test_bad")])
+    failing = CheckRun((1, 2), "steps", results[:23] + [_result(2, "failed", "test_bad")])
     text = rendered(failing, "en")
-    assert "step 1 passes (12 checks)" in text and "test_bad" in text and "`make hint 2`" in text
+    assert "✔ Step 1 · init_db" in text and "test_bad" in text and "`make hint 2`" in text
+    assert text.index("11 of 12 checks pass") < text.index("test_bad")  # the failure ends the step
 
 
 def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_path, monkeypatch):
@@ -141,5 +142,5 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
 def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(reference_run):
     short, full = rendered(reference_run, "en"), rendered(reference_run, "en", verbose=True)
     assert len(short.splitlines()) <= 50 and "caught by" not in short
-    assert all(f"its {len([v for v in reference_run.verdicts if v.mutant.step == n])} mutants are all caught" in short for n in range(1, 9))
+    assert all(f"Mutants of step {n}: the checks catch {len([v for v in reference_run.verdicts if v.mutant.step == n])} of" in short for n in range(1, 9))
     assert all(v.mutant.id in full for v in reference_run.verdicts) and "caught by" in full

@@ -136,7 +136,7 @@ def test_the_makefile_passes_strict_and_show():
 
 def test_the_report_shows_the_prediction_beside_the_checks_that_catch_each_mutant(step_4_run):
     text = rendered(step_4_run)
-    assert "Your prediction (" in text and "but not the broken change to review" in text
+    assert "Your prediction catches" in text and "but not the broken change to review" in text
     snippet = text[text.index(SNIPPET):]
     assert snippet.index("caught by:") < snippet.index("your prediction: missed") < snippet.index("still passes")
     assert "(the broken change to review)" in text and "worksheet" not in text
@@ -157,17 +157,18 @@ def stub_step_1(tmp_path_factory):
     return check(folder, (1,), (1,), time_limit=10, impl_label="steps")
 
 
-def test_no_spoilers_before_the_step_passes_or_a_prediction_is_written(stub_step_1):
+def test_no_spoilers_before_the_step_passes_and_a_prediction_is_written(stub_step_1):
     text = rendered(stub_step_1)
     assert "No prediction yet: write test_my_prediction in" in text
-    assert "breaks C1.3" in text and "a restarting worker cannot start" in text  # clause and why
-    for spoiler in ("caught by", "still passes", "- CREATE TABLE IF NOT EXISTS jobs", "+ CREATE TABLE jobs"):
+    assert "1-a C1.3 (the broken change to review)" in text  # a neutral label and its clause
+    for spoiler in ("caught by", "still passes", "- CREATE TABLE IF NOT EXISTS jobs", "+ CREATE TABLE jobs",
+                    "a restarting worker cannot start", "m1-create-without-if-not-exists"):
         assert spoiler not in text
     assert "SHOW=all" in text
     assert "検出した検査" not in rendered(stub_step_1, "ja") and "SHOW=all" in rendered(stub_step_1, "ja")
 
 
-def test_show_all_or_a_written_prediction_reveals_everything(stub_step_1):
+def test_show_all_reveals_everything_and_a_prediction_alone_shows_only_what_it_caught(stub_step_1):
     stub_step_1.show_all = True
     try:
         assert "caught by" in rendered(stub_step_1) and "+ CREATE TABLE jobs" in rendered(stub_step_1)
@@ -178,7 +179,8 @@ def test_show_all_or_a_written_prediction_reveals_everything(stub_step_1):
     stub_step_1.predictions = [written]
     try:
         text = rendered(stub_step_1)
-        assert "caught by" in text and "your prediction: caught" in text and "your prediction: missed" in text
+        assert "1-a C1.3 (the broken change to review) missed" in text and "1-b C1.1 caught" in text
+        assert "caught by" not in text and "m1-fence-default-one" not in text and "once step 1 passes" in text
     finally:
         stub_step_1.predictions = saved
 

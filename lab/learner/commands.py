@@ -1,4 +1,4 @@
-"""The learner's verbs of `python -m lab`: hint, progress, next, reset, restore and watch.
+"""The learner's verbs of `python -m lab`: hint, progress, next, reset, restore, backups and watch.
 
 lab/cli.py hands every command line that starts with one of VERBS to main(). A mistyped step
 is one line on stderr and exit status 2, never a traceback; each verb's module does the work.
@@ -18,10 +18,11 @@ VERBS = {
     "progress": "every step as not started, failing or passing, your predictions, and the next step",
     "next": "the next step to do",
     "reset": "save step N's files to .lab/backups/ and put the stub as shipped back",
-    "restore": "save step N's files, then bring the newest backup of step N back",
+    "restore": "save step N's files, then bring back the newest backup that restore did not make (--at: another one)",
+    "backups": "list the backups of step N, newest first: when, what made each, what each holds",
     "watch": "check step N again whenever a file under steps/ changes (Ctrl-C stops)",
 }
-WITH_STEP = {"hint", "reset", "restore", "watch"}
+WITH_STEP = {"hint", "reset", "restore", "watch", "backups"}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -39,6 +40,7 @@ def build_parser():
             sub.add_argument("step", nargs="?", default="")
         sub.add_argument("--lang", choices=LANGUAGES, default=default if default in LANGUAGES else "en")
     verbs.choices["hint"].add_argument("--all", action="store_true", help="every question of the step")
+    verbs.choices["restore"].add_argument("--at", default="", help="the backup to bring back: its folder name or its number in `make backups N`")
     watch = verbs.choices["watch"]
     watch.add_argument("--no-mutants", action="store_true")
     watch.add_argument("--verbose", action="store_true")
@@ -71,10 +73,12 @@ def _dispatch(arguments, step, root):
         if arguments.verb == "progress":
             return ExitStatus.ALL_PASS, progress.progress(lang, root)
         return ExitStatus.ALL_PASS, progress.next_lines(progress.step_states(root / "steps", lang, root)[0], lang, root)
-    if arguments.verb in ("reset", "restore"):
+    if arguments.verb in ("reset", "restore", "backups"):
         from lab.learner import reset
 
-        return getattr(reset, arguments.verb)(step, lang, root)
+        if arguments.verb == "restore":
+            return reset.restore(step, lang, root, arguments.at)
+        return (reset.reset if arguments.verb == "reset" else reset.listing)(step, lang, root)
     from lab.learner.watch import watch
 
     flags = ["--time-limit", arguments.time_limit] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose

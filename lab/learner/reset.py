@@ -4,7 +4,9 @@ Reset saves the step's files (step.py, and prediction.py when there is one) to a
 folder under `.lab/backups/<step folder>/`, then writes the stub as shipped, taken from git
 (lab/model/pristine.py), never from the working file. The prediction is saved but kept in place: it
 is written before the code, and starting the code again does not undo it. Restore saves the
-current files the same way, then copies the newest other backup back. Nothing is ever deleted.
+current files the same way, then copies back the newest backup that restore did not make itself
+(so that a second restore never brings back the stub the first one replaced), or the one AT names.
+Each backup folder records who made it in MADE_BY. Nothing is ever deleted.
 """
 
 import shutil
@@ -13,18 +15,19 @@ from datetime import datetime, timezone
 from lab.model.course import LAB_ROOT
 from lab.model.implementation import STEP_FILE
 from lab.learner.store import shown, state_dir
-from lab.model.pristine import NoPristineStub, stub_text
+from lab.model.pristine import NoPristineStub, is_stub, stub_text
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
 SAVED_FILES = (STEP_FILE, "prediction.py")
+MADE_BY = ".made-by"  # "reset" or "restore": which command saved the folder
 
 
 def backups_dir(step, root=LAB_ROOT):
     return state_dir(root) / "backups" / step.dir
 
 
-def back_up(step, root=LAB_ROOT):
+def back_up(step, root=LAB_ROOT, made_by="reset"):
     """Copy the step's files to a new timestamped folder; returns it."""
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
     folder = backups_dir(step, root) / stamp
@@ -37,7 +40,21 @@ def back_up(step, root=LAB_ROOT):
         source = root / "steps" / step.dir / name
         if source.is_file():
             shutil.copy2(source, folder / name)
+    (folder / MADE_BY).write_text(made_by + "\n", encoding="utf-8")
     return folder
+
+
+def saved(step, root=LAB_ROOT):
+    """Every backup folder of the step, newest first."""
+    folder = backups_dir(step, root)
+    return sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True) if folder.is_dir() else []
+
+
+def made_by(folder):
+    try:
+        return (folder / MADE_BY).read_text(encoding="utf-8").strip() or "reset"
+    except OSError:  # a backup made before MADE_BY existed: by reset-step
+        return "reset"
 
 
 def reset(step, lang="en", root=LAB_ROOT):
@@ -50,21 +67,58 @@ def reset(step, lang="en", root=LAB_ROOT):
     file = root / "steps" / step.dir / STEP_FILE
     if file.is_file() and file.read_text(encoding="utf-8", errors="replace") == stub:
         return ExitStatus.ALL_PASS, [words("already_stub", n=step.number)]
-    folder = back_up(step, root)
+    folder = back_up(step, root, made_by="reset")
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(stub, encoding="utf-8")
     return ExitStatus.ALL_PASS, [words("backed_up", n=step.number, folder=shown(folder, root)), words("reset_done", n=step.number, file=shown(file, root))]
 
 
-def restore(step, lang="en", root=LAB_ROOT):
-    """(exit status, lines): the newest backup back in place, the current files saved first."""
+def restore(step, lang="en", root=LAB_ROOT, at=None):
+    """(exit status, lines): a backup back in place, the current files saved first: the one `at`
+    names (its folder name, or its number in `make backups N`), else the newest that restore did
+    not make itself."""
     words = words_of("learner", lang)
-    existing = sorted(p for p in backups_dir(step, root).glob("*") if p.is_dir()) if backups_dir(step, root).is_dir() else []
+    existing = saved(step, root)
     if not existing:
         return ExitStatus.SOME_FAIL, [words("no_backup", n=step.number, folder=shown(backups_dir(step, root), root))]
-    latest = existing[-1]
-    saved = back_up(step, root)
+    if at:
+        chosen = [f for i, f in enumerate(existing, start=1) if at.strip() in (f.name, str(i))]
+        if not chosen:
+            return ExitStatus.USAGE, [words("no_such_backup", at=at, n=step.number)]
+    else:
+        chosen = [f for f in existing if made_by(f) != "restore"] or existing
+    source = chosen[0]
+    current = back_up(step, root, made_by="restore")
     for name in SAVED_FILES:
-        if (latest / name).is_file():
-            shutil.copy2(latest / name, root / "steps" / step.dir / name)
-    return ExitStatus.ALL_PASS, [words("backed_up", n=step.number, folder=shown(saved, root)), words("restored", n=step.number, folder=shown(latest, root))]
+        if (source / name).is_file():
+            shutil.copy2(source / name, root / "steps" / step.dir / name)
+    lines = [words("backed_up", n=step.number, folder=shown(current, root)), words("restored", n=step.number, folder=shown(source, root))]
+    return ExitStatus.ALL_PASS, lines + [words("backups_hint", n=step.number)]
+
+
+def listing(step, lang="en", root=LAB_ROOT):
+    """(exit status, lines) of `make backups N`: every backup, newest first, what made it and what it holds."""
+    words = words_of("learner", lang)
+    existing = saved(step, root)
+    if not existing:
+        return ExitStatus.ALL_PASS, [words("no_backup", n=step.number, folder=shown(backups_dir(step, root), root))]
+    lines = [words("backups_heading", n=step.number, count=len(existing), folder=shown(backups_dir(step, root), root))]
+    for number, folder in enumerate(existing, start=1):
+        by = words("made_by_restore" if made_by(folder) == "restore" else "made_by_reset")
+        lines.append(f"  {number:>2}. {folder.name}  {by}: {_holds(step, folder, words)}")
+    return ExitStatus.ALL_PASS, lines + [words("backups_restore", n=step.number, at=existing[0].name)]
+
+
+def _holds(step, folder, words):
+    from lab.grading.predictions import holds_a_prediction
+
+    parts = []
+    code = folder / STEP_FILE
+    if code.is_file():
+        text = code.read_text(encoding="utf-8", errors="replace")
+        parts.append(words("holds_stub") if is_stub(text, step.number) else words("holds_code", lines=len(text.splitlines())))
+    prediction = folder / "prediction.py"
+    if prediction.is_file():
+        written = holds_a_prediction(prediction.read_text(encoding="utf-8", errors="replace"))
+        parts.append(words("holds_prediction" if written else "holds_template"))
+    return ", ".join(parts) or words("holds_nothing")

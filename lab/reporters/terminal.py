@@ -1,4 +1,20 @@
-"""The human report of a check run, in English or Japanese, rendered with rich."""
+"""The human report of a check run, in English or Japanese, rendered with rich.
+
+A step's mutants are shown in three phases (README, "Predict, implement, compare"), so that no
+text answers the question the contract asks before the learner has answered it:
+
+- *before the compare phase* (no prediction written, or the step does not pass yet): each mutant
+  is a neutral label (`4-a`, `4-b`, ...) with the clause it breaks; once a prediction is written,
+  whether it runs on the reference and which labels it catches. No change, no reason, no id.
+- *the compare phase* (a prediction written and every check of the step passes; or an
+  implementation without prediction files, such as solutions/, whose step passes): each mutant's
+  change, why it breaks its clause, the checks that catch it, those it still passes, and the
+  prediction's verdict beside them; then where the learner's function differs from the reference.
+  Once seen, later runs fold it to one line (`seen`), unless VERBOSE=1 or SHOW=mutants.
+- `SHOW=all` shows everything at once (instructors).
+"""
+
+import re
 
 from rich.console import Console
 from rich.markup import escape
@@ -6,6 +22,7 @@ from rich.markup import escape
 from lab.model.course import LAB_ROOT, load_course
 from lab.learner.completion import completion_lines
 from lab.learner.diff import marked
+from lab.learner.yours import differences
 from lab.text.messages import words_of
 from lab.model.status import CheckStatus
 
@@ -14,52 +31,139 @@ MARKS = {
     CheckStatus.PASSED: ("✔", "green"), CheckStatus.FAILED: ("✘", "red"), CheckStatus.ERROR: ("✘", "red"),
     CheckStatus.NOT_IMPLEMENTED: ("…", "yellow"), CheckStatus.TIMEOUT: ("⏱", "red"), CheckStatus.CRASHED: ("💥", "red"),
 }
+WIDTH = 78  # the label lines are wrapped here: the report fits an 80-column terminal
 
 
 def span(steps):
     return f"{steps[0]}-{steps[-1]}" if len(steps) > 1 else str(steps[0])
 
 
-def render(outcome, lang="en", console=None, verbose=False):
-    """verbose: every check of every step; otherwise a passing step is one line."""
+def labels(verdicts):
+    """mutant id -> its neutral label: the step and a letter, in the report's order (4-a, 4-b, ...)."""
+    found, count = {}, {}
+    for verdict in verdicts:
+        step = verdict.mutant.step
+        found[verdict.mutant.id] = f"{step}-{chr(ord('a') + count.get(step, 0))}"
+        count[step] = count.get(step, 0) + 1
+    return found
+
+
+def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=None, yours=None):
+    """verbose: every check of every step; otherwise a passing step is one line.
+    expand (SHOW=mutants): a compare phase seen before is shown in full again.
+    seen: the learner's memory of the compare phases already shown (lab.learner.compared), or None.
+    yours: the folder of the code checked, to show where its functions differ from the reference."""
     console = console or Console(highlight=False, soft_wrap=True)
     words = words_of("report", lang)
     course = load_course()
+    named = labels(outcome.verdicts)
     heading = words("heading_steps" if len(outcome.steps) > 1 else "heading", steps=span(outcome.steps), impl=outcome.impl)
     console.print(f"[bold]{escape(heading)}[/]")
     for number in outcome.steps:
         step = course[number - 1]
         clauses = step.clauses(lang)
-        heading = escape(words("step", n=number, function=step.function, title=step.title[lang]))
-        console.print()
-        console.print(f"[bold]{heading}[/]")
-        _render_checks(console, words, step, outcome.step_results(number), clauses, outcome.impl, lang, verbose)
+        title = words("step", n=number, function=step.function, title=step.title[lang])
+        results = outcome.step_results(number)
         verdicts = [v for v in outcome.verdicts if v.mutant.step == number]
-        if verdicts and _folded(outcome, number, verdicts, verbose):
-            console.print(f"  [green]✔[/] {escape(words('mutants_folded', count=len(verdicts)))}")
-            prediction = next((p for p in outcome.predictions if p.step == number), None)
-            _render_prediction(console, words, prediction, verdicts, outcome.strict)
+        folded = results and not verbose and all(r.status == CheckStatus.PASSED for r in results)
+        if folded:  # a passing step is one line
+            console.print(f"[green]✔[/] [bold]{escape(title)}[/]: {escape(words('folded', count=len(results)))}")
+        else:
+            console.print()
+            console.print(f"[bold]{escape(title)}[/]")
+        prediction = next((p for p in outcome.predictions if p.step == number), None)
+        if verdicts and not folded:  # the mutants before the checks: the first failure ends the screen
+            _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours)
+        if not folded:
+            _render_checks(console, words, step, results, clauses, outcome.impl, lang, verbose)
         elif verdicts:
-            console.print(f"  [bold]{escape(words('mutants', n=number))}[/]")
-            if outcome.kill_matrix_cached:
-                console.print(f"  [dim]{escape(words('cached'))}[/]")
-            prediction = next((p for p in outcome.predictions if p.step == number), None)
-            _render_prediction(console, words, prediction, verdicts, outcome.strict)
-            # No spoilers: the change and the checks that catch it wait for the learner's own attempt.
-            reveal = outcome.show_all or outcome.step_passes(number) or bool(prediction and prediction.written)
-            if not reveal:
-                file = prediction.file if prediction and prediction.file else f"{step.dir}/prediction.py"
-                console.print(f"  [dim]{escape(words('hidden', n=number, file=file))}[/]")
-            for verdict in verdicts:
-                _render_mutant(console, words, verdict, clauses, lang, prediction, reveal)
-    _render_summary(console, words, outcome, lang, verbose)
+            _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours)
+    _render_summary(console, words, outcome, lang, named, seen)
 
 
-def _folded(outcome, number, verdicts, verbose):
-    """In a run over several steps' mutants (make check), a passing step whose mutants are all
-    caught is one line; make check-step N always shows its own mutants in full."""
+def compare_phase(outcome, number, prediction):
+    """True once the step's mutants may be shown in full: its checks pass and its prediction is
+    written (where the implementation has prediction files), or SHOW=all."""
+    if outcome.show_all:
+        return True
+    has_file = bool(prediction and prediction.file)
+    return outcome.step_passes(number) and (not has_file or prediction.written)
+
+
+def _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours):
     several = len({v.mutant.step for v in outcome.verdicts}) > 1
-    return several and not verbose and outcome.step_passes(number) and not any(v.survived for v in verdicts)
+    if not compare_phase(outcome, number, prediction):
+        _render_labels(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, named)
+        return
+    key = seen.key(step) if seen else None
+    caught_all = not any(v.survived for v in verdicts)
+    folded = not verbose and not expand and caught_all and (several or (seen is not None and seen.shown(number, key)))
+    if folded:
+        console.print(f"  [green]✔[/] {escape(_folded_line(words, number, verdicts, prediction))}")
+        _render_prediction(console, words, prediction, verdicts, outcome.strict, lang, brief=True)
+        return
+    console.print(f"  [bold]{escape(words('mutants', n=number))}[/]")
+    if outcome.kill_matrix_cached:
+        console.print(f"  [dim]{escape(words('cached'))}[/]")
+    _render_prediction(console, words, prediction, verdicts, outcome.strict, lang)
+    for verdict in verdicts:
+        _render_mutant(console, words, verdict, clauses, lang, prediction, named)
+    if yours is not None:
+        _render_yours(console, words, yours, step)
+    if seen is not None:
+        seen.remember(number, key)
+
+
+def _folded_line(words, number, verdicts, prediction):
+    caught = sum(not v.survived for v in verdicts)
+    line = words("compare_folded", n=number, caught=caught, count=len(verdicts))
+    if prediction and prediction.status == "written":
+        tail = words("prediction_snippet_caught" if prediction.catches_the_snippet([v.mutant for v in verdicts]) else "prediction_snippet_missed")
+        line += words("compare_folded_prediction", caught=prediction.caught_count, count=len(verdicts), tail=tail)
+    return line + words("compare_folded_more")
+
+
+def _render_labels(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, named):
+    """Before the compare phase: each mutant as a neutral label and the clause it breaks, with
+    the prediction's verdict once there is one; nothing of the change itself."""
+    console.print(f"  [bold]{escape(words('labels_heading', n=number, count=len(verdicts)))}[/]")
+    _render_prediction(console, words, prediction, verdicts, outcome.strict, lang)
+    written = prediction is not None and prediction.status == "written"
+    cells = []
+    for verdict in verdicts:
+        mutant = verdict.mutant
+        cell = f"{named[mutant.id]} {mutant.clause}"
+        if mutant.worksheet:
+            cell += f" ({words('worksheet')})"
+        if written:
+            cell += f" {words('caught') if prediction.caught(mutant.id) else words('missed')}"
+        cells.append(cell)
+    if verbose:
+        for cell, verdict in zip(cells, verdicts):
+            console.print(f"    • {escape(cell)}")
+            console.print(f"        [dim]{verdict.mutant.clause}: {escape(clauses.get(verdict.mutant.clause, ''))}[/]")
+    else:
+        for line in _wrapped(cells, "    ", " · "):
+            console.print(escape(line))
+    file = prediction.file if prediction and prediction.file else f"{step.dir}/prediction.py"
+    key = "hidden" if prediction is not None and prediction.file and not prediction.written else "hidden_until_passing"
+    console.print(f"  [dim]{escape(words(key, n=number, file=file))}[/]")
+
+
+def _wrapped(cells, indent, joiner, width=WIDTH):
+    lines, line = [], ""
+    for cell in cells:
+        candidate = f"{line}{joiner}{cell}" if line else cell
+        if line and len(indent) + _columns(candidate) > width:
+            lines.append(indent + line)
+            candidate = cell
+        line = candidate
+    return lines + ([indent + line] if line else [])
+
+
+def _columns(text):
+    """Terminal columns: a Japanese character takes two."""
+    return sum(2 if ord(char) > 0x2E7F else 1 for char in text)
 
 
 def _render_checks(console, words, step, results, clauses, impl, lang="en", verbose=True):
@@ -67,9 +171,6 @@ def _render_checks(console, words, step, results, clauses, impl, lang="en", verb
     if results and len(waiting) == len(results):
         file = impl if impl.endswith(".py") else f"{impl}/{step.dir}/step.py"
         console.print(f"  [yellow]… {escape(words('not_implemented', file=file, count=len(waiting)))}[/]")
-        return
-    if results and not verbose and all(r.status == CheckStatus.PASSED for r in results):
-        console.print(f"  [green]✔[/] {escape(words('folded', count=len(results)))}")
         return
     if len(results) > 1 and len({(r.status, r.message) for r in results}) == 1 and results[0].status != CheckStatus.PASSED:
         # One cause for every check of the step (a file that does not load): say it once.
@@ -79,7 +180,12 @@ def _render_checks(console, words, step, results, clauses, impl, lang="en", verb
         for line in first.message.splitlines():
             console.print(f"      {escape(line)}")
         return
-    for result in results:
+    # The passing checks first, on one line unless verbose: the failures end the step.
+    passing = [r for r in results if r.status == CheckStatus.PASSED]
+    failing = [r for r in results if r.status != CheckStatus.PASSED]
+    if passing and not verbose:
+        console.print(f"  [green]✔[/] {escape(words('passing_count', passed=len(passing), count=len(results)))}")
+    for result in (results if verbose else failing):
         mark, style = MARKS[result.status]
         console.print(f"  [{style}]{mark}[/] {' '.join(result.clauses)}  {result.check}")
         if result.status != CheckStatus.PASSED:
@@ -90,7 +196,7 @@ def _render_checks(console, words, step, results, clauses, impl, lang="en", verb
                     console.print(f"      [dim]{clause}: {escape(clauses[clause])}[/]")
 
 
-def _render_prediction(console, words, prediction, verdicts, strict):
+def _render_prediction(console, words, prediction, verdicts, strict, lang="en", brief=False):
     """What the learner's prediction did against the reference and these mutants."""
     if prediction is None or not prediction.file:
         return
@@ -98,27 +204,40 @@ def _render_prediction(console, words, prediction, verdicts, strict):
         console.print(f"  [yellow]{escape(words('prediction_none', file=prediction.file))}[/]")
     elif prediction.status == "rejects_correct_code":
         console.print(f"  [red]{escape(words('prediction_rejects', file=prediction.file))}[/]")
-        for line in prediction.message.splitlines():
+        for line in tidy(prediction.message).splitlines():
             console.print(f"      {escape(line)}")
-    else:
+    elif not brief:
         snippet = prediction.catches_the_snippet([v.mutant for v in verdicts])
         tail = words("prediction_snippet_caught" if snippet else "prediction_snippet_missed")
-        heading = words("prediction_heading", file=prediction.file, caught=prediction.caught_count, count=len(prediction.outcomes), tail=tail)
+        heading = words("prediction_heading", caught=prediction.caught_count, count=len(prediction.outcomes), tail=tail)
         console.print(f"  [{'green' if snippet else 'yellow'}]{escape(heading)}[/]")
     if strict and not prediction.catches_the_snippet([v.mutant for v in verdicts]):
         console.print(f"  [red bold]{escape(words('strict_fails'))}[/]")
 
 
-def _render_mutant(console, words, verdict, clauses, lang, prediction=None, reveal=True):
+# pytest's explanation of a failed assert names the functions and the database file by their
+# reprs (`<function claim at 0x7f…>`, a scratch path): the learner wrote lease.claim and db.
+FUNCTION_REPR = re.compile(r"<function (\w+) at 0x[0-9a-f]+>")
+SCRATCH_DB = re.compile(r"'/[^']*/pytest-of-[^']*?/(jobs-\d+\.db)'")
+
+
+def tidy(message):
+    """A failed prediction's message with the functions named as the learner calls them, the
+    scratch database as `db`, and pytest's lines that only restate where a function came from dropped."""
+    lines = []
+    for line in message.splitlines():
+        line = SCRATCH_DB.sub("db", FUNCTION_REPR.sub(r"lease.\1", line))
+        if re.fullmatch(r"\s*\+\s+where lease\.\w+ = <module 'lease'>\.\w+", line):
+            continue
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _render_mutant(console, words, verdict, clauses, lang, prediction, named):
     mutant = verdict.mutant
     flag = f"  ({words('worksheet')})" if mutant.worksheet else ""
-    if not reveal:
-        console.print(f"    • {mutant.id}{escape(flag)}")
-        console.print(f"        {words('breaks')} {mutant.clause}: {escape(clauses.get(mutant.clause, ''))}")
-        console.print(f"        [dim]{escape(mutant.why[lang])}[/]")
-        return
     label = f"[red bold]{words('survived')}[/]" if verdict.survived else f"[green]{words('caught')}[/]"
-    console.print(f"    {label}  {mutant.id}{escape(flag)}")
+    console.print(f"    {label}  {named[mutant.id]} · {mutant.id}{escape(flag)}")
     console.print(f"        [red]- {escape(mutant.find)}[/]")
     console.print(f"        [green]+ {escape(mutant.replace)}[/]")
     console.print(f"        {words('breaks')} {mutant.clause}: {escape(clauses.get(mutant.clause, ''))}")
@@ -134,28 +253,42 @@ def _render_mutant(console, words, verdict, clauses, lang, prediction=None, reve
         console.print(f"        [dim]{words('still_passes')}: {', '.join(verdict.passed_by)}[/]")
 
 
-def _render_summary(console, words, outcome, lang, verbose=True):
-    console.print()
+def _render_yours(console, words, folder, step):
+    """In the compare phase: where the learner's function differs from the reference's, if it does."""
+    found = differences(folder, step)
+    if not found:
+        return
+    file, lines, more = found
+    console.print(f"  [bold]{escape(words('yours_heading', file=file))}[/]")
+    for line in lines:
+        style = "red" if line.startswith("-") else "green" if line.startswith("+") else "dim"
+        console.print(f"    [{style}]{escape(line)}[/]")
+    if more:
+        console.print(f"    [dim]{escape(words('yours_more', count=more))}[/]")
+
+
+def _render_summary(console, words, outcome, lang, named, seen):
     failing = [n for n in outcome.steps if not outcome.step_passes(n)]
-    for number in outcome.steps:
-        results = outcome.step_results(number)
-        passed = sum(r.status == CheckStatus.PASSED for r in results)
-        if number not in failing:
-            console.print(f"[green]✔ {escape(words('passes', n=number, count=len(results)))}[/]")
-        else:
-            console.print(f"[red]✘ {escape(words('fails', n=number, passed=passed, count=len(results)))}[/]")
     if not failing:
+        console.print()
         console.print(f"[green bold]{escape(words('all_pass', steps=span(outcome.steps)))}[/]")
-        _render_completion(console, outcome, lang)
+        if seen is not None:  # the learner's own steps/
+            _render_completion(console, outcome, lang)
     else:
-        console.print(f"\n[bold]{escape(words('next', n=failing[0]))}[/]")
+        for number in failing:
+            results = outcome.step_results(number)
+            passed = sum(r.status == CheckStatus.PASSED for r in results)
+            console.print(f"[red]✘ {escape(words('fails', n=number, passed=passed, count=len(results)))}[/]")
+        console.print(f"[bold]{escape(words('next', n=failing[0]))}[/]")
     if outcome.lab_problems or any(v.survived for v in outcome.verdicts):
         console.print(f"\n[red bold]{escape(words('lab_broken'))}[/]")
         for problem in outcome.lab_problems:
             console.print(f"  {escape(problem)}")
         for verdict in outcome.verdicts:
             if verdict.survived:
-                console.print(f"  {words('survived')}: {verdict.mutant.id}")
+                prediction = next((p for p in outcome.predictions if p.step == verdict.mutant.step), None)
+                shown = verdict.mutant.id if compare_phase(outcome, verdict.mutant.step, prediction) else named[verdict.mutant.id]
+                console.print(f"  {words('survived')}: {shown}")
 
 
 def _render_completion(console, outcome, lang):

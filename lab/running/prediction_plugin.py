@@ -13,9 +13,11 @@ import functools
 import importlib.util
 import itertools
 import json
+import linecache
 import os
 import sys
 import threading
+import traceback
 from pathlib import Path
 
 import pytest
@@ -101,6 +103,23 @@ def lease(request):
     """The target this run of the prediction is for: the reference or a mutant, it cannot tell."""
     step_of(request.node)
     return Target(_link, request.param.id)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A failed assert of a prediction reads like a failed check: the line of prediction.py that
+    failed, then pytest's rewritten assertion with the values on both sides."""
+    try:
+        return (yield)
+    except AssertionError as error:
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(item.path)]
+        if not frames:
+            raise
+        line = frames[-1].lineno
+        source = (linecache.getline(frames[-1].filename, line) or frames[-1].line or "").strip()
+        located = AssertionError(say("prediction_failed_at", PLAN.lang, file=item.path, line=line, source=source) + f"\n{error}")
+        located.__notes__ = getattr(error, "__notes__", [])
+        raise located from error
 
 
 # A prediction that cannot be collected, or takes no `lease`, is the learner's problem, never the

@@ -1,0 +1,163 @@
+"""Predict, implement, compare (README): no text shown before a step's compare phase holds any
+part of a mutant's change, its reason or its id, for every step and in both languages; the
+compare phase shows them all, folds to one line once seen, and SHOW=mutants unfolds it."""
+
+import io
+
+import pytest
+from rich.console import Console
+
+from lab.grading import predictions
+from lab.grading.check import CheckRun, MutantVerdict
+from lab.learner.compared import Seen
+from lab.model.course import load_course
+from lab.model.mutants import load_mutants
+from lab.reporters import terminal as report
+from lab.running.runner import Result
+
+COURSE = load_course()
+MUTANTS = load_mutants()
+
+
+def rendered(outcome, lang, **options):
+    out = io.StringIO()
+    report.render(outcome, lang, Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True), **options)
+    return out.getvalue()
+
+
+def run_of(number, passing, prediction):
+    """Steps 1..number checked, step `number` passing or failing, with its mutants and a prediction."""
+    results = [
+        Result(f"n{s}", f"test_{s}", "steps", s, [f"C{s}.1"], "passed" if passing or s < number else "failed",
+               "" if passing or s < number else "called:   f()\ngot:      1\nexpected: 2", 0.0)
+        for s in range(1, number + 1)
+    ]
+    mutants = [m for m in MUTANTS if m.step == number]
+    verdicts = [MutantVerdict(m, killed_by=list(m.caught_by), passed_by=["test_a_happy_path"]) for m in mutants]
+    return CheckRun(tuple(range(1, number + 1)), "steps", results, verdicts, predictions=[prediction(number, mutants)])
+
+
+def no_prediction(number, mutants):
+    return predictions.Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", predictions.NO_PREDICTION)
+
+
+def written(number, mutants):
+    outcomes = {m.id: ("caught" if i % 2 == 0 else "missed") for i, m in enumerate(mutants)}
+    return predictions.Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", predictions.WRITTEN, outcomes=outcomes)
+
+
+def rejects(number, mutants):
+    return predictions.Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", predictions.REJECTS, message="assert 1 == 0")
+
+
+def revealing(mutant):
+    """Every text that would tell what a mutant changes or why it matters. The contract's clauses
+    are shown by design, and the broken change to review is in CONTRACT.md: what they quote is not."""
+    found = {mutant.id, mutant.id.split("-", 1)[1], f"- {mutant.find}", f"+ {mutant.replace}", *mutant.why.values()}
+    contract = " ".join(text for lang in ("en", "ja") for text in COURSE[mutant.step - 1].clauses(lang).values())
+    if not mutant.worksheet and mutant.replace.strip() not in contract:
+        found.add(mutant.replace.strip())
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("number", [step.number for step in COURSE])
+@pytest.mark.parametrize("phase", [
+    pytest.param((False, no_prediction), id="stub-without-prediction"),
+    pytest.param((False, written), id="prediction-written-step-failing"),
+    pytest.param((False, rejects), id="prediction-rejecting-step-failing"),
+    pytest.param((True, no_prediction), id="step-passing-without-prediction"),
+])
+def test_nothing_before_the_compare_phase_reveals_a_change_or_its_reason(number, lang, phase):
+    passing, prediction = phase
+    outcome = run_of(number, passing, prediction)
+    for verbose in (False, True):
+        text = rendered(outcome, lang, verbose=verbose)
+        for verdict in outcome.verdicts:
+            leaked = [part for part in revealing(verdict.mutant) if part in text]
+            assert not leaked, f"step {number}: {leaked} shown before the compare phase"
+            assert all(check not in text for check in verdict.mutant.caught_by)
+        labels = [f"{number}-{chr(ord('a') + i)} " for i in range(len(outcome.verdicts))]
+        assert all(label in text for label in labels)  # each mutant by its neutral label
+        assert "SHOW=all" in text
+
+
+def test_before_the_compare_phase_each_label_shows_its_clause_and_the_predictions_verdict():
+    text = rendered(run_of(4, False, written), "en")
+    snippet = next(i for i, v in enumerate(run_of(4, False, written).verdicts) if v.mutant.worksheet)
+    assert f"4-{chr(ord('a') + snippet)} C4.5 (the broken change to review)" in text
+    assert "4-a C4.6 caught" in text and "4-b C4.3 missed" in text
+    assert "Your prediction catches 4 of 7 mutants" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_compare_phase_shows_every_change_reason_and_check(lang):
+    outcome = run_of(4, True, written)
+    text = rendered(outcome, lang)
+    for verdict in outcome.verdicts:
+        mutant = verdict.mutant
+        assert f"- {mutant.find}" in text and f"+ {mutant.replace}" in text and mutant.why[lang] in text and mutant.id in text
+    assert ("your prediction: caught" if lang == "en" else "あなたの予想: 検出") in text
+
+
+def test_show_all_reveals_everything_at_once():
+    outcome = run_of(4, False, no_prediction)
+    outcome.show_all = True
+    assert all(v.mutant.why["en"] in rendered(outcome, "en") for v in outcome.verdicts)
+
+
+def test_a_compare_phase_once_seen_folds_to_one_line_until_show_mutants_or_a_new_prediction(tmp_path):
+    step = COURSE[3]
+    (tmp_path / "steps" / step.dir).mkdir(parents=True)
+    prediction_file = tmp_path / "steps" / step.dir / "prediction.py"
+    prediction_file.write_text("def test_my_prediction(lease, db):\n    assert True\n")
+    outcome = run_of(4, True, written)
+    first = rendered(outcome, "en", seen=Seen(tmp_path))
+    assert "caught by:" in first
+    later = rendered(outcome, "en", seen=Seen(tmp_path))
+    assert "caught by:" not in later and "Mutants of step 4: the checks catch 7 of 7; your prediction catches 4 of 7" in later
+    assert "SHOW=mutants" in later and len(later.splitlines()) < len(first.splitlines()) - 20
+    assert "caught by:" in rendered(outcome, "en", seen=Seen(tmp_path), expand=True)
+    prediction_file.write_text("def test_my_prediction(lease, db):\n    assert False\n")
+    assert "caught by:" in rendered(outcome, "en", seen=Seen(tmp_path))  # a new prediction: compared again
+
+
+def test_a_failed_prediction_names_the_call_as_written_not_by_its_repr():
+    message = (
+        "steps/04-claim/prediction.py, line 4: assert lease.claim(db, 'job', 'B', 10.0, 5.0) == 3\nassert 2 == 3\n"
+        " +  where 2 = <function claim at 0x7f8bd8618a40>('/dev/shm/lease-lab-w_h_8sme/pytest-of-unknown/pytest-0/t_0/jobs-0.db', 'job', 'B', 10.0, 5.0)\n"
+        " +    where <function claim at 0x7f8bd8618a40> = <module 'lease'>.claim"
+    )
+    assert report.tidy(message).splitlines() == [
+        "steps/04-claim/prediction.py, line 4: assert lease.claim(db, 'job', 'B', 10.0, 5.0) == 3",
+        "assert 2 == 3",
+        " +  where 2 = lease.claim(db, 'job', 'B', 10.0, 5.0)",
+    ]
+
+
+FAILURE = (
+    "called:   claim(db, job_id='job', owner='B', now=10.0, ttl=5.0)\n"
+    "got:      None\n"
+    "expected: 2: the lease expired at until=10 == now, so B takes it with the next fence"
+)
+
+
+def rows(text, width=80):
+    """The rows a terminal of this width needs for the text (a Japanese character is two columns)."""
+    return sum(max(1, -(-report._columns(line) // width)) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_make_watch_of_a_failing_step_fits_an_80_by_24_terminal_and_ends_with_the_failure(lang):
+    from lab.learner.watch import run_line
+
+    results = [Result(f"n{s}{i}", f"test_{s}_{i}", "steps", s, [f"C{s}.1"], "passed", "", 0.0) for s in range(1, 4) for i in range(6)]
+    results += [Result(f"n4{i}", f"test_4_{i}", "steps", 4, ["C4.4"], "passed", "", 0.0) for i in range(10)]
+    results.append(Result("n4x", "test_claim_wins_at_the_moment_the_lease_expires", "steps", 4, ["C4.5"], "failed", FAILURE, 0.0))
+    outcome = run_of(4, False, written)
+    outcome.steps, outcome.results = (1, 2, 3, 4), results
+    text = run_line(COURSE[3], lang, report.LAB_ROOT, {("modified", "steps/04-claim/step.py")}) + "\n" + rendered(outcome, lang)
+    assert rows(text) <= 24, text
+    tail = text.rstrip().splitlines()
+    failure = max(i for i, line in enumerate(tail) if "test_claim_wins_at_the_moment_the_lease_expires" in line)
+    assert len(tail) - failure <= 10  # the failure, its clause and the two-line summary end the screen
