@@ -23,7 +23,10 @@ def _git(folder, *arguments):
 @pytest.mark.parametrize(("done", "committed"), [(4, False), (8, True)], ids=["half-done", "done-and-committed"])
 def test_the_self_test_of_the_stubs_passes_whatever_steps_holds(tmp_path, done, committed):
     copy = tmp_path / "lab"
-    shutil.copytree(LAB_ROOT, copy, ignore=shutil.ignore_patterns(".venv", "build", "reports", ".mutmut-stage", "__pycache__"))
+    # A clone, then the working tree on top: a copy of .git would be, in a git worktree, a file
+    # that points at the shared repository, and the commit below would land on its branch.
+    _git(tmp_path, "clone", "--quiet", str(LAB_ROOT), str(copy))
+    shutil.copytree(LAB_ROOT, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git", ".venv", "build", "reports", ".mutmut-stage", "__pycache__"))
     for step in load_course()[:done]:
         shutil.copy(LAB_ROOT / "solutions" / step.dir / "step.py", copy / "steps" / step.dir / "step.py")
     if committed:
