@@ -31,6 +31,7 @@ PREDICTION_FILE = "prediction.py"
 TEST_NAME = "test_my_prediction"
 REFERENCE = "solutions"
 PLUGIN = "lab.running.prediction_plugin"
+HOST = "lab.running.prediction_host"  # the runner's child for predictions: it runs them with PLUGIN
 NAMESPACE = "predictions"  # in the cache store
 # No prediction yet, written, or refused by the correct code.
 NO_PREDICTION, WRITTEN, REJECTS = "no_prediction", "written", "rejects_correct_code"
@@ -150,7 +151,7 @@ def _key(text, mutants, time_limit, lang):
     the time limit (TIME_LIMIT=10 and 10.0 are one key) and the language (its messages are shown)."""
     reference = assemble(read(SOLUTIONS_DIR, label=REFERENCE))
     tried = [f"{job.target.id}\0{job.text}" for job in kill_matrix.prebuilt(mutants)]
-    return cache.key(checker_digest(PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
+    return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
 
 
 def _run(to_run, time_limit, lang, budget, deadline):
@@ -166,7 +167,7 @@ def _run(to_run, time_limit, lang, budget, deadline):
             targets.append(Target(f"{REFERENCE}-{number}", (number,), impl=str(SOLUTIONS_DIR)))
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
         # The prediction host (lab/running/prediction_host.py) runs the files with their plugin.
-        results = run(targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline)
+        results = run(targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST)
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
                 result.message = result.message.replace(copy, original)

@@ -43,7 +43,7 @@ class Result:
     duration: float
 
 
-def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=()):
+def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=(), child="lab.running.child"):
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run
@@ -51,9 +51,9 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confin
     (time.monotonic) that budget ends, when it began before this run (the first read of the files).
     arguments: what pytest collects instead of the checks (the learners' predictions, with their plugin).
     confined: the children run inside bubblewrap (by default, wherever it works).
-    readable: when arguments name learner tests (predictions), the folders they are in: the
-    child is then the prediction host (lab/running/prediction_host.py), which runs them as
-    learner code runs, in a sandbox of their own that sees those folders read-only.
+    readable: when arguments name learner tests (predictions), the folders they are in.
+    child: the module the child runs: the checks, or the prediction host that runs the learner's
+    tests as learner code runs (lab/running/prediction_host.py, named by its caller).
     """
     if deadline is None and budget:
         deadline = time.monotonic() + budget
@@ -67,23 +67,23 @@ def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confin
     try:
         targets = [_probed(t, Plan([], None, [], time_limit, lang, scratch, confined)) for t in targets]
         plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
-        child = _Child(confined, _seen_by_child(targets, readable), learner_tests=bool(arguments))
-        return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), child)
+        started = _Child(confined, _seen_by_child(targets, readable), child)
+        return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), started)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 @dataclass(frozen=True)
 class _Child:
-    """How the runner starts its child: confined or not, seeing which folders, running whose tests."""
+    """How the runner starts its child: confined or not, seeing which folders, running which module."""
 
     confined: bool
     readable: tuple
-    learner_tests: bool
+    module: str
 
     def command(self, plan_path, arguments):
         """The command line; "{events}" stands for the descriptor of the events pipe."""
-        python = confinement.lab_python("lab.running.prediction_host" if self.learner_tests else "lab.running.child")
+        python = confinement.lab_python(self.module)
         if not self.confined:
             return [*python, str(plan_path), "{events}", *arguments]
         return [*confinement.verdict_sandbox(plan_path, self.readable), *python, confinement.PLAN_INSIDE, "{events}", *arguments]
