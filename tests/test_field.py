@@ -14,8 +14,9 @@ import pytest
 from rich.console import Console
 
 from lab.model.course import LAB_ROOT
-from lab.field import bench, commands, invariants, stress
-from lab.field.artifact import materialize
+from lab.field import bench, commands, invariants, recovery, stress, stress_worker
+from lab.field.artifact import import_file, materialize
+from lab.field.clock import Clock
 from lab.field.demo import play
 from lab.text.messages import CATALOGUE
 
@@ -39,7 +40,7 @@ def kinds(summary):
 def test_every_violation_has_a_title_in_both_languages():
     for lang in ("en", "ja"):
         field = {key.removeprefix("field.") for key in CATALOGUE[lang] if key.startswith("field.")}
-        for key in (k for k in field if k.startswith("v_") and not k.endswith("_title") and k not in ("v_kind", "v_job", "v_db", "v_more")):
+        for key in (k for k in field if k.startswith("v_") and not k.endswith("_title") and k not in ("v_kind", "v_kind_clause", "v_clause", "v_before", "v_job", "v_db", "v_more")):
             assert key + "_title" in field
 
 
@@ -97,6 +98,86 @@ def test_stress_catches_a_completion_by_id_alone(tmp_path):
     assert {"v_stale_accepted", "v_result_stale"} <= kinds(summary)
 
 
+@pytest.mark.parametrize(
+    "fixture, clause",
+    [("complete_checks_owner_not_fence", "C6.3"), ("renew_ignores_expiry", "C5.3"), ("release_resets_the_fence", "C7.2")],
+)
+def test_stress_catches_a_write_that_skips_one_of_owner_fence_and_time(tmp_path, fixture, clause):
+    summary = stress.run(FIXTURES / f"{fixture}.py", fixture, seconds=2.0, seed=SEED, keep=tmp_path)
+    assert not summary.passed and clause in {values["clause"] for _, _, values in summary.found.violations}
+
+
+# One worker of the stress run in this process, its clock jumped at once when it stalls: what each
+# of its plays does to a write that checks the owner but not the fence, or not the time.
+
+
+class Cell:
+    """Stands in for a multiprocessing RawValue('d')."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Parent:
+    """The fleet's end of a worker's pipe: a stall jumps the clock past the ttl at once."""
+
+    def __init__(self, clock, ttl):
+        self.clock, self.ttl = clock, ttl
+
+    def send(self, message):
+        if message[0] == "stall":
+            self.clock.jump(self.ttl * 1.01)
+
+
+def one_worker(tmp_path, impl, jobs=5, **chances):
+    (tmp_path / "logs").mkdir()
+    artifact = materialize(impl, impl.stem, tmp_path)
+    plan = stress_worker.Plan(str(artifact), str(tmp_path / "jobs.db"), str(tmp_path / "logs"), SEED, 1.0, **chances)
+    clock = Clock(Cell(0.0), Cell(0.0))
+    clock.begin()
+    worker = stress_worker.Worker(plan, 0, 0, clock, Parent(clock, plan.ttl), None)
+    worker.lease = import_file(artifact)
+    worker.lease.init_db(plan.db)
+    for number in range(jobs):
+        job = f"job-{number}"
+        worker.call("enqueue", job)
+        worker.hold(job, worker.claim(job))
+    ops, _ = invariants.load(plan.logs)
+    return invariants.verify(ops, recovery.inspect(plan.db, invariants.Findings()))
+
+
+PLAYS = {  # the chances that make the worker play one part every time
+    "reclaim": {"stall_chance": 0, "late_renew_chance": 0, "reclaim_chance": 1.0},
+    "late_renew": {"stall_chance": 0, "late_renew_chance": 1.0},
+    "release_and_take_back": {"stall_chance": 0, "late_renew_chance": 0, "reclaim_chance": 0, "release_chance": 1.0, "reclaim_after_release": 1.0},
+}
+
+
+@pytest.mark.parametrize("play", PLAYS)
+def test_each_play_of_a_stress_worker_is_kept_by_the_reference(tmp_path, play):
+    found = one_worker(tmp_path, REFERENCE, **PLAYS[play])
+    assert not found.violations, found.violations[:2]
+    # reclaim: each old-fence completion (this seed's rolls add no old-fence renewal); late_renew:
+    # the renewal and the completion after it; release_and_take_back: nothing stale, a new fence
+    assert found.stale_tried == {"reclaim": 5, "late_renew": 10, "release_and_take_back": 0}[play]
+    assert found.fences == {"reclaim": 10, "late_renew": 5, "release_and_take_back": 10}[play]
+
+
+@pytest.mark.parametrize(
+    "play, fixture, clause, key",
+    [
+        ("reclaim", "complete_checks_owner_not_fence", "C6.3", "v_stale_accepted"),
+        ("late_renew", "renew_ignores_expiry", "C5.3", "v_stale_accepted"),
+        ("release_and_take_back", "release_resets_the_fence", "C7.2", "v_fence_repeat"),
+    ],
+)
+def test_each_play_of_a_stress_worker_catches_its_broken_write_every_time(tmp_path, play, fixture, clause, key):
+    found = one_worker(tmp_path, FIXTURES / f"{fixture}.py", **PLAYS[play])
+    caught = [(job, values) for job, k, values in found.violations if k == key and values["clause"] == clause]
+    assert sorted(job for job, _ in caught) == [f"job-{n}" for n in range(5)]
+    assert all(values["ops"][0].owner == "host-0" for _, values in caught)  # one owner name throughout
+
+
 def test_stress_reports_its_figures_and_the_seed_in_both_languages():
     summary = stress.Summary(SEED, 1.0, 4, LAB_ROOT)
     for lang, words in (("en", "stale writes accepted"), ("ja", "受理された古い書き込み")):
@@ -114,7 +195,7 @@ def test_stress_on_the_stubs_names_the_function_that_is_missing(tmp_path, stubs)
 
 
 def op(owner, seq, name, fence=None, returned=None, t=(0, 1), now=0.0, ttl=None, result=None, job="j", ended=True):
-    return invariants.Op(owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1])
+    return invariants.Op(f"w-{owner}", owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1])
 
 
 def test_a_gap_in_the_fences_is_a_violation_unless_a_killed_claim_explains_it():
