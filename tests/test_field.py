@@ -129,10 +129,10 @@ class Parent:
             self.clock.jump(self.ttl * 1.01)
 
 
-def one_worker(tmp_path, impl, jobs=5, **chances):
+def one_worker(tmp_path, impl, jobs=5, **plan):
     (tmp_path / "logs").mkdir()
     artifact = materialize(impl, impl.stem, tmp_path)
-    plan = stress_worker.Plan(str(artifact), str(tmp_path / "jobs.db"), str(tmp_path / "logs"), SEED, 1.0, **chances)
+    plan = stress_worker.Plan(str(artifact), str(tmp_path / "jobs.db"), str(tmp_path / "logs"), SEED, 1.0, **plan)
     clock = Clock(Cell(0.0), Cell(0.0))
     clock.begin()
     worker = stress_worker.Worker(plan, 0, 0, clock, Parent(clock, plan.ttl), None)
@@ -146,10 +146,10 @@ def one_worker(tmp_path, impl, jobs=5, **chances):
     return invariants.verify(ops, recovery.inspect(plan.db, invariants.Findings()))
 
 
-PLAYS = {  # the chances that make the worker play one part every time
-    "reclaim": {"stall_chance": 0, "late_renew_chance": 0, "reclaim_chance": 1.0},
-    "late_renew": {"stall_chance": 0, "late_renew_chance": 1.0},
-    "release_and_take_back": {"stall_chance": 0, "late_renew_chance": 0, "reclaim_chance": 0, "release_chance": 1.0, "reclaim_after_release": 1.0},
+PLAYS = {  # the plays a worker opens with (stress_worker.Plan.opening), played on every job
+    "reclaim": {"opening": ("reclaim",) * 5},
+    "late_renew": {"opening": ("late_renew",) * 5},
+    "take_back": {"opening": ("take_back",) * 5},
 }
 
 
@@ -157,10 +157,10 @@ PLAYS = {  # the chances that make the worker play one part every time
 def test_each_play_of_a_stress_worker_is_kept_by_the_reference(tmp_path, play):
     found = one_worker(tmp_path, REFERENCE, **PLAYS[play])
     assert not found.violations, found.violations[:2]
-    # reclaim: each old-fence completion (this seed's rolls add no old-fence renewal); late_renew:
-    # the renewal and the completion after it; release_and_take_back: nothing stale, a new fence
-    assert found.stale_tried == {"reclaim": 5, "late_renew": 10, "release_and_take_back": 0}[play]
-    assert found.fences == {"reclaim": 10, "late_renew": 5, "release_and_take_back": 10}[play]
+    # reclaim: each old-fence completion, and one old-fence renewal (this seed's rolls); late_renew:
+    # the renewal and the completion after it; take_back: nothing stale, and a new fence each time
+    assert found.stale_tried == {"reclaim": 6, "late_renew": 10, "take_back": 0}[play]
+    assert found.fences == {"reclaim": 10, "late_renew": 5, "take_back": 10}[play]
 
 
 @pytest.mark.parametrize(
@@ -168,7 +168,7 @@ def test_each_play_of_a_stress_worker_is_kept_by_the_reference(tmp_path, play):
     [
         ("reclaim", "complete_checks_owner_not_fence", "C6.3", "v_stale_accepted"),
         ("late_renew", "renew_ignores_expiry", "C5.3", "v_stale_accepted"),
-        ("release_and_take_back", "release_resets_the_fence", "C7.2", "v_fence_repeat"),
+        ("take_back", "release_resets_the_fence", "C7.2", "v_fence_repeat"),
     ],
 )
 def test_each_play_of_a_stress_worker_catches_its_broken_write_every_time(tmp_path, play, fixture, clause, key):
@@ -268,13 +268,37 @@ def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceba
 # The benchmark
 
 
-def test_the_bench_measures_artifact_and_floor_and_draws_the_chart(tmp_path):
+def test_the_bench_measures_artifact_and_floor_in_pairs_of_slices_and_draws_the_chart(tmp_path):
     rows, _ = bench.run(REFERENCE, "solutions", duration=0.02, counts=(1, 2))
-    assert [(r.setting, r.workers) for r in rows] == [(s, n) for n in (1, 2) for s in ("contract", "wal", "kept")]
+    settings = ("contract", "wal_full", "wal", "kept", "wal_kept")
+    assert [(r.setting, r.workers) for r in rows] == [(s, n) for n in (1, 2) for s in settings]
     assert all(rate > 0 for row in rows for rate in row.rates.values())
-    assert {(r.journal, r.synchronous) for r in rows} == {("delete", "FULL"), ("wal", "NORMAL")}
+    assert all(len(row.ratios[kind]) == bench.MIN_ROUNDS for row in rows for kind in bench.KINDS)
+    assert {(r.journal, r.synchronous) for r in rows} == {("delete", "FULL"), ("wal", "FULL"), ("wal", "NORMAL")}
     out = io.StringIO()
-    bench.render(rows, "solutions", 0.02, "/tmp", "en", Console(file=out, width=100))
-    assert "floor" in out.getvalue() and "Ruled out by the contract" in out.getvalue()
-    written = bench.write(rows, "solutions", tmp_path)
+    judged = bench.render(rows, "solutions", 0.02, "/tmp", "en", Console(file=out, width=160))
+    assert judged.preview and "Preview" in out.getvalue() and "spread" in out.getvalue()
+    assert "Ruled out by the contract" in out.getvalue() and "as durable as the contract's setting" in out.getvalue()
+    written = bench.write(rows, "solutions", tmp_path, 0.02)
     assert {p.name for p in written} == {"bench.json", "bench.svg", "bench.png"} and all(p.stat().st_size for p in written)
+    record = json.loads((tmp_path / "bench.json").read_text())
+    assert record["bench_time"] == 0.02 and record["verdict"]["preview"] and record["method"]["pairs_per_measurement"] == 5
+    assert "PREVIEW" in (tmp_path / "bench.svg").read_text()
+
+
+def row(ratios):
+    return bench.Row("contract", 1, "delete", "FULL", {}, {"claim": ratios, "complete": [1.0] * len(ratios)})
+
+
+@pytest.mark.parametrize(
+    "ratios, key",
+    [
+        ([1.0, 1.1, 1.2, 1.05, 1.3], "bench_goal_met"),  # one pair above the goal: the median is not
+        ([1.1, 1.2, 1.3, 1.5, 1.6], "bench_goal_open"),  # the median above, the lower quartile below
+        ([1.3, 1.35, 1.4, 1.5, 1.6], "bench_goal_missed"),  # above the goal even at the lower quartile
+    ],
+)
+def test_the_bench_judges_the_goal_on_medians_and_their_spread(ratios, key):
+    judged = bench.verdict([row(ratios)], duration=1.0)
+    assert judged.key == key and not judged.preview
+    assert judged.worst == {"bench_goal_met": 1.1, "bench_goal_open": 1.3, "bench_goal_missed": 1.4}[key]

@@ -69,6 +69,7 @@ class Plan:
     reclaim_chance: float = 0.1  # wakes, claims again under its own name, then uses the old fence
     release_chance: float = 0.15  # of a job held without a stall: released instead of completed
     reclaim_after_release: float = 0.5  # of a release: the same owner takes the job straight back
+    opening: tuple = ("reclaim", "late_renew", "take_back")  # every worker's first jobs, whatever the rolls
     hosts: int = 2  # owner names shared by the workers: slot s runs as host-(s mod hosts)
 
     @property
@@ -89,6 +90,7 @@ class Worker:
         self.pause = 0.0  # seconds to wait before the next call's first BEGIN or UPDATE
         self.lease = None
         self.next_round = 0
+        self.opening = list(plan.opening)  # plays done first, so that a slow machine still sees each
         self.until = 0.0  # when the lease this worker last took or renewed runs out, on the shared clock
 
     def traced(self, statement):
@@ -150,22 +152,18 @@ class Worker:
         return job if self.call("enqueue", job) is not None else None
 
     def hold(self, job, fence):
-        """What a worker does with a fence: sometimes stall past its ttl, then finish anyway."""
-        plan, roll = self.plan, self.rng.random()
-        if roll < plan.stall_chance:  # stalls; meanwhile another worker may take the job
+        """What a worker does with a fence: one of the plays, OPENING first, then by chance."""
+        play = self.opening.pop(0) if self.opening else self.choose()
+        if play == "stall":  # stalls; meanwhile another worker may take the job
             self.stall()
-            time.sleep(self.rng.uniform(*plan.stall_seconds))
+            time.sleep(self.rng.uniform(*self.plan.stall_seconds))
             self.call("renew", job, fence)
             self.finish(job, fence, release=self.rng.random() < 0.5)
-            return
-        roll -= plan.stall_chance
-        if roll < plan.late_renew_chance:  # wakes after its lease ran out and renews at once
+        elif play == "late_renew":  # wakes after its lease ran out and renews at once
             self.stall()
             self.call("renew", job, fence)
             self.finish(job, fence)
-            return
-        roll -= plan.late_renew_chance
-        if roll < plan.reclaim_chance:  # claims again under its own name; the old work goes on
+        elif play == "reclaim":  # claims again under its own name; the old work goes on
             self.stall()
             again = self.claim(job)
             if again is not None and self.rng.random() < 0.3:
@@ -173,16 +171,27 @@ class Worker:
             self.call("complete", job, fence, result=f"{self.worker}#{self.seq + 1}")
             if again is not None:
                 self.finish(job, again)
-            return
-        if self.rng.random() < 0.4:
-            self.call("renew", job, fence)
-        self.finish(job, fence, release=self.rng.random() < plan.release_chance)
+        elif play == "take_back":  # releases, and its owner takes the job straight back
+            self.finish(job, fence, release=True, take_back=True)
+        else:
+            if self.rng.random() < 0.4:
+                self.call("renew", job, fence)
+            self.finish(job, fence, release=self.rng.random() < self.plan.release_chance)
 
-    def finish(self, job, fence, release=False):
+    def choose(self):
+        roll = self.rng.random()
+        for play in ("stall", "late_renew", "reclaim"):
+            chance = getattr(self.plan, f"{play}_chance")
+            if roll < chance:
+                return play
+            roll -= chance
+        return "plain"
+
+    def finish(self, job, fence, release=False, take_back=False):
         """Complete, or release; a released job is sometimes taken straight back by its owner."""
         if not release:
             self.call("complete", job, fence, result=f"{self.worker}#{self.seq + 1}")
-        elif self.call("release", job, fence) is True and self.rng.random() < self.plan.reclaim_after_release:
+        elif self.call("release", job, fence) is True and (take_back or self.rng.random() < self.plan.reclaim_after_release):
             again = self.claim(job)
             if again is not None:
                 self.call("complete", job, again, result=f"{self.worker}#{self.seq + 1}")
