@@ -17,6 +17,8 @@ from lab.model.course import LAB_ROOT
 from lab.field import bench, commands, invariants, recovery, stress, stress_worker
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
+from lab.field.example import fenced_store
+from lab.field.example import worker as example
 from lab.field.demo import play
 from lab.text.messages import CATALOGUE
 
@@ -47,11 +49,13 @@ def test_every_violation_has_a_title_in_both_languages():
 # The demo
 
 
-@pytest.mark.parametrize("lang, refused", [("en", "refused"), ("ja", "拒否")])
-def test_the_demo_plays_the_story_on_the_reference(tmp_path, lang, refused):
+@pytest.mark.parametrize("lang, refused", [("en", "refused by the store"), ("ja", "ストアが拒否")])
+def test_the_demo_plays_the_story_on_the_reference_with_a_fenced_side_effect(tmp_path, lang, refused):
     lines = []
     figures = play(materialize(REFERENCE, "solutions", tmp_path), str(tmp_path / "demo.db"), lang, lines.append)
     assert (figures["fence_a"], figures["fence_b"], figures["complete_b"], figures["complete_a"]) == (1, 2, True, False)
+    assert (figures["effect_b"], figures["effect_a"]) == (True, False)
+    assert figures["sent"] == {"fence": 2, "value": "B's e-mail", "writer": "B"}
     assert figures["stored"]["result"] == "B's result" and figures["stored"]["fence"] == 2 and figures["held"]
     assert any(refused in line for line in lines)
 
@@ -59,6 +63,13 @@ def test_the_demo_plays_the_story_on_the_reference(tmp_path, lang, refused):
 def test_the_demo_shows_the_late_write_winning_when_complete_goes_by_id_alone(tmp_path):
     figures = play(materialize(FIXTURES / "complete_by_id_alone.py", "broken", tmp_path), str(tmp_path / "demo.db"), "en", [].append)
     assert figures["complete_a"] is True and figures["stored"]["result"] == "A's result" and not figures["held"]
+    assert figures["effect_a"] is False  # the store checks the fence itself, whatever the table does
+
+
+def test_demo_unchecked_plays_an_implementation_that_fails_its_checks():
+    done = lab("demo", "--unchecked", "--impl", str(FIXTURES / "complete_by_id_alone.py"))
+    assert done.returncode == 1 and "--unchecked" in done.stdout and "does not pass every check" not in done.stdout
+    assert "ACCEPTED, a stale worker overwrote the result" in done.stdout
 
 
 def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys, stubs):
@@ -216,6 +227,60 @@ def test_a_completion_after_a_newer_claim_is_stale_and_must_be_refused():
     found = invariants.verify(ops, {"j": {"fence": 2, "done": 1, "result": "A#2"}})
     assert found.stale_tried == 1 and found.stale_accepted == 1
     assert {key for _, key, _ in found.violations} == {"v_stale_accepted", "v_result_stale"}
+
+
+# The example worker (lab/field/example/): a fenced side effect
+
+
+def test_the_fenced_store_keeps_the_highest_fence_and_refuses_a_lower_one(tmp_path):
+    store = str(tmp_path / "effects.db")
+    fenced_store.create(store)
+    assert fenced_store.write(store, "job-1", 2, "B's e-mail", "B") is True
+    assert fenced_store.write(store, "job-1", 1, "A's e-mail", "A") is False
+    assert fenced_store.write(store, "job-1", 2, "B's e-mail, again", "B") is True  # a retry of the same fence
+    assert fenced_store.read(store, "job-1") == {"fence": 2, "value": "B's e-mail, again", "writer": "B"}
+    assert fenced_store.read(store, "job-2") is None
+
+
+def example_workers(tmp_path, jobs):
+    lease = import_file(materialize(REFERENCE, "solutions", tmp_path))
+    db, store = str(tmp_path / "jobs.db"), str(tmp_path / "effects.db")
+    lease.init_db(db)
+    fenced_store.create(store)
+    for job in jobs:
+        lease.enqueue(db, job)
+    clock = {"now": 0.0}
+    made = lambda owner: example.Worker(lease, db, store, owner, ttl=5.0, clock=lambda: clock["now"])  # noqa: E731
+    return lease, db, store, clock, made
+
+
+def test_the_example_worker_picks_claims_renews_writes_its_effect_and_completes(tmp_path):
+    lease, db, store, clock, made = example_workers(tmp_path, ["job-1", "job-2"])
+    renewals = []
+
+    def work(job, keep_alive):
+        for step in range(3):
+            clock["now"] += 4.0  # each step takes most of a ttl: only the renewals keep the lease
+            renewals.append(keep_alive())
+        return f"sent for {job}"
+
+    worker = made("host-a")
+    assert worker.run_once(work) == example.Done("job-1", 1, worked=True, effect=True, completed=True)
+    assert worker.run_once(work) == example.Done("job-2", 1, worked=True, effect=True, completed=True)
+    assert worker.run_once(work) is None  # nothing left
+    assert renewals == [True] * 6
+    assert lease.state(db, "job-1")["result"] == "sent for job-1" and fenced_store.read(store, "job-2")["fence"] == 1
+
+
+def test_a_stalled_example_worker_is_refused_by_the_store_even_under_the_same_owner_name(tmp_path):
+    lease, db, store, clock, made = example_workers(tmp_path, ["job-1"])
+    stalled, fresh = made("host-a"), made("host-a")  # two processes of one host: one owner name
+    job, fence = stalled.next_job()
+    clock["now"] = 6.0  # stalled past its ttl, between its last renewal and its side effect
+    assert fresh.run_once(lambda job, keep_alive: "fresh e-mail") == example.Done("job-1", 2, True, True, True)
+    assert fenced_store.write(store, job, fence, "stale e-mail", "host-a") is False
+    assert stalled.finish(job, fence, lambda job, keep_alive: "stale e-mail") == example.Done("job-1", 1, False, False, False)
+    assert fenced_store.read(store, "job-1")["value"] == "fresh e-mail" and lease.state(db, "job-1")["fence"] == 2
 
 
 # The lease tool
