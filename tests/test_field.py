@@ -313,6 +313,8 @@ def test_two_terminals_play_a_and_b_by_hand(tmp_path, capsys):
         (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "soon"], "invalid float value"),
         (["--db", "{db}", "renew", "job-1", "A", "one", "--ttl", "5"], "invalid int value"),
         (["--db", "{db}", "frob"], "invalid choice"),
+        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "nan"], "--now must be a finite number, got nan"),
+        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "inf", "--now", "0"], "--ttl must be a finite number, got inf"),
     ],
 )
 def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, capsys, arguments, says):
@@ -322,6 +324,11 @@ def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, 
     assert commands.main(["lease", "--impl", "solutions", *(a.format(db=db) for a in arguments)]) == 2
     error = capsys.readouterr().err
     assert says in error and error.count("\n") == 1
+
+
+def test_the_lease_tool_help_names_each_function_with_its_arguments():
+    done = lab("lease", "--help")
+    assert "init_db(path)" in done.stdout and "claim(path, job, owner, now, ttl)" in done.stdout and "path, )" not in done.stdout
 
 
 def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceback(tmp_path, stubs):
