@@ -354,7 +354,7 @@ def test_the_bench_measures_artifact_and_floor_in_pairs_of_slices_and_draws_the_
     written = bench.write(rows, "solutions", tmp_path, 0.02)
     assert {p.name for p in written} == {"bench.json", "bench.svg", "bench.png"} and all(p.stat().st_size for p in written)
     record = json.loads((tmp_path / "bench.json").read_text())
-    assert record["bench_time"] == 0.02 and record["verdict"]["preview"] and record["method"]["pairs_per_measurement"] == 5
+    assert record["bench_time"] == 0.02 and record["verdict"]["preview"] and record["method"]["pairs_per_measurement"] == [5, 5]
     assert "PREVIEW" in (tmp_path / "bench.svg").read_text()
 
 

@@ -7,9 +7,10 @@ synchronous=FULL (as durable as the contract's); WAL with synchronous=NORMAL; on
 kept per process; WAL with FULL and one connection kept.
 
 The method, so that the verdict is not noise: each measurement is many short slices (SLICE
-seconds each, at least MIN_ROUNDS pairs), the artifact's and the floor's in turns (artifact
-first in one pair, the floor first in the next), so that a slow moment of the disk or the
-machine falls on both alike. Each pair gives one ratio floor/artifact; a cell of the table shows
+seconds each), the artifact's and the floor's in turns (artifact first in one pair, the floor
+first in the next), so that a slow moment of the disk or the machine falls on both alike; pairs
+follow each other until the measurement has had BENCH_TIME seconds of each path, and at least
+MIN_ROUNDS of them (at most MAX_ROUNDS, so that a starved machine cannot stretch the run). Each pair gives one ratio floor/artifact; a cell of the table shows
 the medians of the rates and of the ratios, and the spread of the ratios (lower to upper
 quartile). The goal is judged on the contract's setting: met when the median ratio of every
 cell is within GOAL, missed when the lower quartile of some cell is above it, and otherwise left
@@ -18,7 +19,6 @@ A table on the terminal, and bench.json, bench.svg and bench.png in reports/benc
 """
 
 import json
-import math
 import multiprocessing
 import sqlite3
 import statistics
@@ -49,6 +49,7 @@ NOTES = {"contract": "b_note_contract", "wal_full": "b_note_wal_full", "wal": "b
 KINDS = ("claim", "complete")
 SLICE = 0.02  # seconds per slice: long enough for a few dozen calls at the slowest setting
 MIN_ROUNDS = 5  # pairs of slices per measurement, however short BENCH_TIME is
+MAX_ROUNDS = 400  # and at most: BENCH_TIME=1 asks for about 50 on a quiet machine
 SYNCHRONOUS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 GOAL = 1.25
 STEADY = 0.5  # seconds per measurement below which the result is a preview
@@ -77,10 +78,6 @@ class Row:
         return low, high
 
 
-def rounds_for(duration):
-    return max(MIN_ROUNDS, math.ceil(duration / SLICE))
-
-
 def provision(lease, folder, most):
     """One database per setting, POOL jobs for each of the most processes."""
     dbs = {}
@@ -105,23 +102,27 @@ def in_force(db, synchronous):
 
 
 def _slice(pipes, n, synchronous, kept, db, kind, path):
+    """(calls per second of all n processes together, seconds the slice took)."""
     for pipe in pipes[:n]:
         pipe.send((n, synchronous, kept, (db, kind, path, SLICE)))
     results = [pipe.recv() for pipe in pipes[:n]]
     elapsed = max(seconds for _, seconds in results)
-    return sum(count for count, _ in results) / (elapsed or 1e-9)
+    return sum(count for count, _ in results) / (elapsed or 1e-9), elapsed
 
 
 def measure(pipes, dbs, counts, duration):
-    rows, rounds = [], rounds_for(duration)
+    rows = []
     for n in counts:
         for name, _, synchronous, kept in SETTINGS:
             row = Row(name, n, *in_force(dbs[name], synchronous))
             for kind in KINDS:
-                rates = {"artifact": [], "floor": []}
-                for turn in range(rounds):
+                rates, spent, turn = {"artifact": [], "floor": []}, 0.0, 0
+                while turn < MAX_ROUNDS and (turn < MIN_ROUNDS or spent < duration):
                     for path in ("artifact", "floor") if turn % 2 == 0 else ("floor", "artifact"):
-                        rates[path].append(_slice(pipes, n, synchronous, kept, dbs[name], kind, path))
+                        rate, elapsed = _slice(pipes, n, synchronous, kept, dbs[name], kind, path)
+                        rates[path].append(rate)
+                        spent += elapsed / 2  # each path's share of the pair
+                    turn += 1
                 row.rates |= {f"{kind} {path}": statistics.median(values) for path, values in rates.items()}
                 row.ratios[kind] = [f / a if a else float("inf") for a, f in zip(rates["artifact"], rates["floor"])]
             rows.append(row)
@@ -185,7 +186,8 @@ def verdict(rows, duration):
 def render(rows, label, duration, where, lang="en", console=None):
     console = console or Console(highlight=False, soft_wrap=True, width=max(WIDTH, Console().width))
     words = words_of("field", lang)
-    rounds = rounds_for(duration)
+    pairs = sorted({len(row.ratios[kind]) for row in rows for kind in KINDS})
+    rounds = f"{pairs[0]}" if len(pairs) == 1 else f"{pairs[0]}–{pairs[-1]}"
     title = words("bench_title", impl=label, duration=duration, where=where)
     table = Table(title=title + "\n" + words("bench_method", rounds=rounds, slice=SLICE), title_justify="left")
     for key in ("b_setting", "b_workers", "b_claims", "b_floor", "b_ratio", "b_spread", "b_completes", "b_floor", "b_ratio", "b_spread"):
@@ -214,7 +216,8 @@ def write(rows, label, out, duration=None):
     out = Path(out) if Path(out).is_absolute() else LAB_ROOT / out
     out.mkdir(parents=True, exist_ok=True)
     judged = verdict(rows, duration if duration is not None else STEADY)
-    method = {"slice_seconds": SLICE, "pairs_per_measurement": rounds_for(duration or 0), "goal": GOAL, "preview_below": STEADY}
+    pairs = [len(row.ratios[kind]) for row in rows for kind in KINDS]
+    method = {"slice_seconds": SLICE, "pairs_per_measurement": [min(pairs), max(pairs)], "goal": GOAL, "preview_below": STEADY}
     shown = [asdict(r) | {"median_ratio": {k: r.ratio(k) for k in KINDS}, "quartiles": {k: r.spread(k) for k in KINDS}} for r in rows]
     record = {"impl": label, "bench_time": duration, "method": method, "verdict": asdict(judged), "rows": shown}
     (out / "bench.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
