@@ -47,7 +47,7 @@ def draw(rows, out, label, duration, judged):
             above = [high - m for m, (_, high) in zip(medians, spreads)]
             where = [c * 2**shift for c in counts]  # side by side on the log axis
             panels[2].errorbar(where, medians, yerr=[below, above], fmt=marker + line, color=colour, capsize=3, markersize=4)
-    for panel, title in zip(panels, ("claims/s (median of slices)", "completes/s (median of slices)", "floor / artifact (median, quartiles)")):
+    for panel, title in zip(panels, ("claims/s (median of slices)", "completes/s (median of slices)", "floor / artifact: ● claims, ■ completes")):
         panel.set_title(title)
         panel.set_xlabel("worker processes")
         panel.set_xscale("log", base=2)
@@ -59,7 +59,7 @@ def draw(rows, out, label, duration, judged):
     panels[2].axhline(1.0, color="grey", linewidth=0.8)
     panels[2].axhline(GOAL, color="black", linestyle="--", linewidth=0.8)
     panels[2].text(workers[0], GOAL, " goal", va="bottom", fontsize="small")
-    panels[2].set_ylabel("o claims, ■ completes: above 1 the artifact is slower")
+    panels[2].set_ylabel("median, bar: quartiles (above 1: artifact slower)")
     handles, labels = panels[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
     figure.suptitle(f"lease artifact ({label}) against raw sqlite3 · BENCH_TIME={duration:g} s per measurement · {judged.short}")
