@@ -14,8 +14,11 @@ import pytest
 from rich.console import Console
 
 from lab.model.course import LAB_ROOT
-from lab.field import bench, commands, invariants, stress
-from lab.field.artifact import materialize
+from lab.field import bench, commands, invariants, recovery, stress, stress_worker
+from lab.field.artifact import import_file, materialize
+from lab.field.clock import Clock
+from lab.field.example import fenced_store
+from lab.field.example import worker as example
 from lab.field.demo import play
 from lab.text.messages import CATALOGUE
 
@@ -39,18 +42,20 @@ def kinds(summary):
 def test_every_violation_has_a_title_in_both_languages():
     for lang in ("en", "ja"):
         field = {key.removeprefix("field.") for key in CATALOGUE[lang] if key.startswith("field.")}
-        for key in (k for k in field if k.startswith("v_") and not k.endswith("_title") and k not in ("v_kind", "v_job", "v_db", "v_more")):
+        for key in (k for k in field if k.startswith("v_") and not k.endswith("_title") and k not in ("v_kind", "v_kind_clause", "v_clause", "v_before", "v_job", "v_db", "v_more")):
             assert key + "_title" in field
 
 
 # The demo
 
 
-@pytest.mark.parametrize("lang, refused", [("en", "refused"), ("ja", "拒否")])
-def test_the_demo_plays_the_story_on_the_reference(tmp_path, lang, refused):
+@pytest.mark.parametrize("lang, refused", [("en", "refused by the store"), ("ja", "ストアが拒否")])
+def test_the_demo_plays_the_story_on_the_reference_with_a_fenced_side_effect(tmp_path, lang, refused):
     lines = []
     figures = play(materialize(REFERENCE, "solutions", tmp_path), str(tmp_path / "demo.db"), lang, lines.append)
     assert (figures["fence_a"], figures["fence_b"], figures["complete_b"], figures["complete_a"]) == (1, 2, True, False)
+    assert (figures["effect_b"], figures["effect_a"]) == (True, False)
+    assert figures["sent"] == {"fence": 2, "value": "B's e-mail", "writer": "B"}
     assert figures["stored"]["result"] == "B's result" and figures["stored"]["fence"] == 2 and figures["held"]
     assert any(refused in line for line in lines)
 
@@ -58,6 +63,13 @@ def test_the_demo_plays_the_story_on_the_reference(tmp_path, lang, refused):
 def test_the_demo_shows_the_late_write_winning_when_complete_goes_by_id_alone(tmp_path):
     figures = play(materialize(FIXTURES / "complete_by_id_alone.py", "broken", tmp_path), str(tmp_path / "demo.db"), "en", [].append)
     assert figures["complete_a"] is True and figures["stored"]["result"] == "A's result" and not figures["held"]
+    assert figures["effect_a"] is False  # the store checks the fence itself, whatever the table does
+
+
+def test_demo_unchecked_plays_an_implementation_that_fails_its_checks():
+    done = lab("demo", "--unchecked", "--impl", str(FIXTURES / "complete_by_id_alone.py"))
+    assert done.returncode == 1 and "--unchecked" in done.stdout and "does not pass every check" not in done.stdout
+    assert "ACCEPTED, a stale worker overwrote the result" in done.stdout
 
 
 def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys, stubs):
@@ -97,6 +109,86 @@ def test_stress_catches_a_completion_by_id_alone(tmp_path):
     assert {"v_stale_accepted", "v_result_stale"} <= kinds(summary)
 
 
+@pytest.mark.parametrize(
+    "fixture, clause",
+    [("complete_checks_owner_not_fence", "C6.3"), ("renew_ignores_expiry", "C5.3"), ("release_resets_the_fence", "C7.2")],
+)
+def test_stress_catches_a_write_that_skips_one_of_owner_fence_and_time(tmp_path, fixture, clause):
+    summary = stress.run(FIXTURES / f"{fixture}.py", fixture, seconds=2.0, seed=SEED, keep=tmp_path)
+    assert not summary.passed and clause in {values["clause"] for _, _, values in summary.found.violations}
+
+
+# One worker of the stress run in this process, its clock jumped at once when it stalls: what each
+# of its plays does to a write that checks the owner but not the fence, or not the time.
+
+
+class Cell:
+    """Stands in for a multiprocessing RawValue('d')."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Parent:
+    """The fleet's end of a worker's pipe: a stall jumps the clock past the ttl at once."""
+
+    def __init__(self, clock, ttl):
+        self.clock, self.ttl = clock, ttl
+
+    def send(self, message):
+        if message[0] == "stall":
+            self.clock.jump(self.ttl * 1.01)
+
+
+def one_worker(tmp_path, impl, jobs=5, **plan):
+    (tmp_path / "logs").mkdir()
+    artifact = materialize(impl, impl.stem, tmp_path)
+    plan = stress_worker.Plan(str(artifact), str(tmp_path / "jobs.db"), str(tmp_path / "logs"), SEED, 1.0, **plan)
+    clock = Clock(Cell(0.0), Cell(0.0))
+    clock.begin()
+    worker = stress_worker.Worker(plan, 0, 0, clock, Parent(clock, plan.ttl), None)
+    worker.lease = import_file(artifact)
+    worker.lease.init_db(plan.db)
+    for number in range(jobs):
+        job = f"job-{number}"
+        worker.call("enqueue", job)
+        worker.hold(job, worker.claim(job))
+    ops, _ = invariants.load(plan.logs)
+    return invariants.verify(ops, recovery.inspect(plan.db, invariants.Findings()))
+
+
+PLAYS = {  # the plays a worker opens with (stress_worker.Plan.opening), played on every job
+    "reclaim": {"opening": ("reclaim",) * 5},
+    "late_renew": {"opening": ("late_renew",) * 5},
+    "take_back": {"opening": ("take_back",) * 5},
+}
+
+
+@pytest.mark.parametrize("play", PLAYS)
+def test_each_play_of_a_stress_worker_is_kept_by_the_reference(tmp_path, play):
+    found = one_worker(tmp_path, REFERENCE, **PLAYS[play])
+    assert not found.violations, found.violations[:2]
+    # reclaim: each old-fence completion, and one old-fence renewal (this seed's rolls); late_renew:
+    # the renewal and the completion after it; take_back: nothing stale, and a new fence each time
+    assert found.stale_tried == {"reclaim": 6, "late_renew": 10, "take_back": 0}[play]
+    assert found.fences == {"reclaim": 10, "late_renew": 5, "take_back": 10}[play]
+
+
+@pytest.mark.parametrize(
+    "play, fixture, clause, key",
+    [
+        ("reclaim", "complete_checks_owner_not_fence", "C6.3", "v_stale_accepted"),
+        ("late_renew", "renew_ignores_expiry", "C5.3", "v_stale_accepted"),
+        ("take_back", "release_resets_the_fence", "C7.2", "v_fence_repeat"),
+    ],
+)
+def test_each_play_of_a_stress_worker_catches_its_broken_write_every_time(tmp_path, play, fixture, clause, key):
+    found = one_worker(tmp_path, FIXTURES / f"{fixture}.py", **PLAYS[play])
+    caught = [(job, values) for job, k, values in found.violations if k == key and values["clause"] == clause]
+    assert sorted(job for job, _ in caught) == [f"job-{n}" for n in range(5)]
+    assert all(values["ops"][0].owner == "host-0" for _, values in caught)  # one owner name throughout
+
+
 def test_stress_reports_its_figures_and_the_seed_in_both_languages():
     summary = stress.Summary(SEED, 1.0, 4, LAB_ROOT)
     for lang, words in (("en", "stale writes accepted"), ("ja", "受理された古い書き込み")):
@@ -114,7 +206,7 @@ def test_stress_on_the_stubs_names_the_function_that_is_missing(tmp_path, stubs)
 
 
 def op(owner, seq, name, fence=None, returned=None, t=(0, 1), now=0.0, ttl=None, result=None, job="j", ended=True):
-    return invariants.Op(owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1])
+    return invariants.Op(f"w-{owner}", owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1])
 
 
 def test_a_gap_in_the_fences_is_a_violation_unless_a_killed_claim_explains_it():
@@ -135,6 +227,60 @@ def test_a_completion_after_a_newer_claim_is_stale_and_must_be_refused():
     found = invariants.verify(ops, {"j": {"fence": 2, "done": 1, "result": "A#2"}})
     assert found.stale_tried == 1 and found.stale_accepted == 1
     assert {key for _, key, _ in found.violations} == {"v_stale_accepted", "v_result_stale"}
+
+
+# The example worker (lab/field/example/): a fenced side effect
+
+
+def test_the_fenced_store_keeps_the_highest_fence_and_refuses_a_lower_one(tmp_path):
+    store = str(tmp_path / "effects.db")
+    fenced_store.create(store)
+    assert fenced_store.write(store, "job-1", 2, "B's e-mail", "B") is True
+    assert fenced_store.write(store, "job-1", 1, "A's e-mail", "A") is False
+    assert fenced_store.write(store, "job-1", 2, "B's e-mail, again", "B") is True  # a retry of the same fence
+    assert fenced_store.read(store, "job-1") == {"fence": 2, "value": "B's e-mail, again", "writer": "B"}
+    assert fenced_store.read(store, "job-2") is None
+
+
+def example_workers(tmp_path, jobs):
+    lease = import_file(materialize(REFERENCE, "solutions", tmp_path))
+    db, store = str(tmp_path / "jobs.db"), str(tmp_path / "effects.db")
+    lease.init_db(db)
+    fenced_store.create(store)
+    for job in jobs:
+        lease.enqueue(db, job)
+    clock = {"now": 0.0}
+    made = lambda owner: example.Worker(lease, db, store, owner, ttl=5.0, clock=lambda: clock["now"])  # noqa: E731
+    return lease, db, store, clock, made
+
+
+def test_the_example_worker_picks_claims_renews_writes_its_effect_and_completes(tmp_path):
+    lease, db, store, clock, made = example_workers(tmp_path, ["job-1", "job-2"])
+    renewals = []
+
+    def work(job, keep_alive):
+        for step in range(3):
+            clock["now"] += 4.0  # each step takes most of a ttl: only the renewals keep the lease
+            renewals.append(keep_alive())
+        return f"sent for {job}"
+
+    worker = made("host-a")
+    assert worker.run_once(work) == example.Done("job-1", 1, worked=True, effect=True, completed=True)
+    assert worker.run_once(work) == example.Done("job-2", 1, worked=True, effect=True, completed=True)
+    assert worker.run_once(work) is None  # nothing left
+    assert renewals == [True] * 6
+    assert lease.state(db, "job-1")["result"] == "sent for job-1" and fenced_store.read(store, "job-2")["fence"] == 1
+
+
+def test_a_stalled_example_worker_is_refused_by_the_store_even_under_the_same_owner_name(tmp_path):
+    lease, db, store, clock, made = example_workers(tmp_path, ["job-1"])
+    stalled, fresh = made("host-a"), made("host-a")  # two processes of one host: one owner name
+    job, fence = stalled.next_job()
+    clock["now"] = 6.0  # stalled past its ttl, between its last renewal and its side effect
+    assert fresh.run_once(lambda job, keep_alive: "fresh e-mail") == example.Done("job-1", 2, True, True, True)
+    assert fenced_store.write(store, job, fence, "stale e-mail", "host-a") is False
+    assert stalled.finish(job, fence, lambda job, keep_alive: "stale e-mail") == example.Done("job-1", 1, False, False, False)
+    assert fenced_store.read(store, "job-1")["value"] == "fresh e-mail" and lease.state(db, "job-1")["fence"] == 2
 
 
 # The lease tool
@@ -167,6 +313,8 @@ def test_two_terminals_play_a_and_b_by_hand(tmp_path, capsys):
         (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "soon"], "invalid float value"),
         (["--db", "{db}", "renew", "job-1", "A", "one", "--ttl", "5"], "invalid int value"),
         (["--db", "{db}", "frob"], "invalid choice"),
+        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "nan"], "--now must be a finite number, got nan"),
+        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "inf", "--now", "0"], "--ttl must be a finite number, got inf"),
     ],
 )
 def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, capsys, arguments, says):
@@ -178,6 +326,11 @@ def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, 
     assert says in error and error.count("\n") == 1
 
 
+def test_the_lease_tool_help_names_each_function_with_its_arguments():
+    done = lab("lease", "--help")
+    assert "init_db(path)" in done.stdout and "claim(path, job, owner, now, ttl)" in done.stdout and "path, )" not in done.stdout
+
+
 def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceback(tmp_path, stubs):
     done = lab("lease", "--db", str(tmp_path / "x.db"), "--impl", str(stubs), "init")
     assert done.returncode == 1 and "`init_db` is not implemented yet in" in done.stderr
@@ -187,13 +340,37 @@ def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceba
 # The benchmark
 
 
-def test_the_bench_measures_artifact_and_floor_and_draws_the_chart(tmp_path):
+def test_the_bench_measures_artifact_and_floor_in_pairs_of_slices_and_draws_the_chart(tmp_path):
     rows, _ = bench.run(REFERENCE, "solutions", duration=0.02, counts=(1, 2))
-    assert [(r.setting, r.workers) for r in rows] == [(s, n) for n in (1, 2) for s in ("contract", "wal", "kept")]
+    settings = ("contract", "wal_full", "wal", "kept", "wal_kept")
+    assert [(r.setting, r.workers) for r in rows] == [(s, n) for n in (1, 2) for s in settings]
     assert all(rate > 0 for row in rows for rate in row.rates.values())
-    assert {(r.journal, r.synchronous) for r in rows} == {("delete", "FULL"), ("wal", "NORMAL")}
+    assert all(len(row.ratios[kind]) == bench.MIN_ROUNDS for row in rows for kind in bench.KINDS)
+    assert {(r.journal, r.synchronous) for r in rows} == {("delete", "FULL"), ("wal", "FULL"), ("wal", "NORMAL")}
     out = io.StringIO()
-    bench.render(rows, "solutions", 0.02, "/tmp", "en", Console(file=out, width=100))
-    assert "floor" in out.getvalue() and "Ruled out by the contract" in out.getvalue()
-    written = bench.write(rows, "solutions", tmp_path)
+    judged = bench.render(rows, "solutions", 0.02, "/tmp", "en", Console(file=out, width=160))
+    assert judged.preview and "Preview" in out.getvalue() and "spread" in out.getvalue()
+    assert "Ruled out by the contract" in out.getvalue() and "as durable as the contract's setting" in out.getvalue()
+    written = bench.write(rows, "solutions", tmp_path, 0.02)
     assert {p.name for p in written} == {"bench.json", "bench.svg", "bench.png"} and all(p.stat().st_size for p in written)
+    record = json.loads((tmp_path / "bench.json").read_text())
+    assert record["bench_time"] == 0.02 and record["verdict"]["preview"] and record["method"]["pairs_per_measurement"] == [5, 5]
+    assert "PREVIEW" in (tmp_path / "bench.svg").read_text()
+
+
+def row(ratios):
+    return bench.Row("contract", 1, "delete", "FULL", {}, {"claim": ratios, "complete": [1.0] * len(ratios)})
+
+
+@pytest.mark.parametrize(
+    "ratios, key",
+    [
+        ([1.0, 1.1, 1.2, 1.05, 1.3], "bench_goal_met"),  # one pair above the goal: the median is not
+        ([1.1, 1.2, 1.3, 1.5, 1.6], "bench_goal_open"),  # the median above, the lower quartile below
+        ([1.3, 1.35, 1.4, 1.5, 1.6], "bench_goal_missed"),  # above the goal even at the lower quartile
+    ],
+)
+def test_the_bench_judges_the_goal_on_medians_and_their_spread(ratios, key):
+    judged = bench.verdict([row(ratios)], duration=1.0)
+    assert judged.key == key and not judged.preview
+    assert judged.worst == {"bench_goal_met": 1.1, "bench_goal_open": 1.3, "bench_goal_missed": 1.4}[key]

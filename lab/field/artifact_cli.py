@@ -8,6 +8,7 @@ missing database or one without the jobs table.
 
 import argparse
 import json
+import math
 import sqlite3
 import time
 from pathlib import Path
@@ -36,7 +37,7 @@ def add_parser(verbs, help_text, common):
     _options(lease, default=None)
     calls = lease.add_subparsers(dest="call", required=True, parser_class=type(lease))
     for verb, (function, names) in CALLS.items():
-        call = calls.add_parser(verb, help=f"{function}(path, {', '.join(names)})")
+        call = calls.add_parser(verb, help=f"{function}({', '.join(('path', *names))})")
         _options(call, default=None, again=True)
         for name in (n for n in names if n not in OPTIONS):
             call.add_argument(name, type=int if name == "fence" else str, help=HELP[name])
@@ -63,6 +64,9 @@ def run(arguments, impl_path, label):
     if verb != "init" and not Path(arguments.db).is_file():
         raise UsageError(words("no_database", db=arguments.db))
     now = arguments.now if arguments.now is not None else time.time()
+    for option, value in (("--now", now), ("--ttl", getattr(arguments, "ttl", None))):
+        if value is not None and not math.isfinite(value):
+            raise UsageError(words("not_finite", option=option, value=value))
     function_name, names = CALLS[verb]
     values = [now if name == "now" else getattr(arguments, name) for name in names]
     module = import_file(materialize(impl_path, label), lang)

@@ -1,15 +1,27 @@
 """`make bench`: what a claim and a completion cost, next to the floor sqlite3 sets for them.
 
 For 1, 2, 4 and 8 worker processes: claims/s and completes/s through the artifact, and the same
-work done raw (connect, BEGIN IMMEDIATE, the same UPDATE, COMMIT, close), under three settings:
-the contract's (a connection per call, the default rollback journal and synchronous=FULL); WAL
-with synchronous=NORMAL; and one connection kept per process. A table on the terminal, and
-bench.json, bench.svg and bench.png in reports/bench/.
+statements run raw (the floor: bench_worker.py says which), under five settings: the contract's
+(a connection per call, the default rollback journal, synchronous=FULL); WAL with
+synchronous=FULL (as durable as the contract's); WAL with synchronous=NORMAL; one connection
+kept per process; WAL with FULL and one connection kept.
+
+The method, so that the verdict is not noise: each measurement is many short slices (SLICE
+seconds each), the artifact's and the floor's in turns (artifact first in one pair, the floor
+first in the next), so that a slow moment of the disk or the machine falls on both alike; pairs
+follow each other until the measurement has had BENCH_TIME seconds of each path, and at least
+MIN_ROUNDS of them (at most MAX_ROUNDS, so that a starved machine cannot stretch the run). Each pair gives one ratio floor/artifact; a cell of the table shows
+the medians of the rates and of the ratios, and the spread of the ratios (lower to upper
+quartile). The goal is judged on the contract's setting: met when the median ratio of every
+cell is within GOAL, missed when the lower quartile of some cell is above it, and otherwise left
+open (that cell's spread straddles the goal). Measurements shorter than STEADY are a preview.
+A table on the terminal, and bench.json, bench.svg and bench.png in reports/bench/.
 """
 
 import json
 import multiprocessing
 import sqlite3
+import statistics
 import tempfile
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
@@ -24,11 +36,24 @@ from lab.field.artifact import import_file, materialize, refused
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
-SETTINGS = (("contract", "delete", None, False), ("wal", "wal", "NORMAL", False), ("kept", "delete", None, True))
-SLICES = 2  # artifact, floor, artifact, floor: each measurement in turns
+# name, journal mode, PRAGMA synchronous set on each connection (None: SQLite's default), kept
+SETTINGS = (
+    ("contract", "delete", None, False),
+    ("wal_full", "wal", "FULL", False),
+    ("wal", "wal", "NORMAL", False),
+    ("kept", "delete", None, True),
+    ("wal_kept", "wal", "FULL", True),
+)
+NAMES = {"contract": "b_contract", "wal_full": "b_wal_full", "wal": "b_wal", "kept": "b_kept", "wal_kept": "b_wal_kept"}
+NOTES = {"contract": "b_note_contract", "wal_full": "b_note_wal_full", "wal": "b_note_wal", "kept": "b_note_kept", "wal_kept": "b_note_wal_kept"}
+KINDS = ("claim", "complete")
+SLICE = 0.02  # seconds per slice: long enough for a few dozen calls at the slowest setting
+MIN_ROUNDS = 5  # pairs of slices per measurement, however short BENCH_TIME is
+MAX_ROUNDS = 400  # and at most: BENCH_TIME=1 asks for about 50 on a quiet machine
 SYNCHRONOUS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 GOAL = 1.25
-STEADY = 0.5  # seconds per measurement below which the ratios are too noisy to judge the goal
+STEADY = 0.5  # seconds per measurement below which the result is a preview
+WIDTH = 132  # the table's columns, so that a pipe or a narrow terminal does not cut them
 
 
 @dataclass
@@ -37,24 +62,29 @@ class Row:
     workers: int
     journal: str
     synchronous: str
-    rates: dict = field(default_factory=dict)  # "claim artifact" -> calls per second
+    rates: dict = field(default_factory=dict)  # "claim artifact" -> the median of its slices' calls per second
+    ratios: dict = field(default_factory=dict)  # "claim" -> floor/artifact of each pair of slices, in order
 
     def ratio(self, kind):
-        artifact = self.rates.get(f"{kind} artifact", 0)
-        return self.rates.get(f"{kind} floor", 0) / artifact if artifact else float("inf")
+        """The median of the pairs' floor/artifact."""
+        return statistics.median(self.ratios[kind])
+
+    def spread(self, kind):
+        """The lower and upper quartile of the pairs' floor/artifact."""
+        values = self.ratios[kind]
+        if len(values) < 2:
+            return values[0], values[0]
+        low, _, high = statistics.quantiles(values, n=4, method="inclusive")
+        return low, high
 
 
-def _capacity(duration):
-    return int(duration * 8000) + 50  # more jobs than the fastest setting gets through
-
-
-def provision(lease, folder, counts, duration):
-    """One database per setting, with fresh jobs for every process, kind of call and count."""
+def provision(lease, folder, most):
+    """One database per setting, POOL jobs for each of the most processes."""
     dbs = {}
     for name, journal, _, _ in SETTINGS:
         db = dbs[name] = str(folder / f"{name}.db")
         lease.init_db(db)
-        ids = [(f"{n}-{i}-{path}-{k}",) for n in counts for i in range(n) for path in ("artifact", "floor") for k in range(_capacity(duration))]
+        ids = [(bench_worker.job_id(p, k),) for p in range(most) for k in range(bench_worker.POOL)]
         with closing(sqlite3.connect(db)) as conn:
             conn.execute(f"PRAGMA journal_mode={journal}")
             with conn:
@@ -71,37 +101,46 @@ def in_force(db, synchronous):
         return journal, SYNCHRONOUS.get(conn.execute("PRAGMA synchronous").fetchone()[0], "?")
 
 
+def _slice(pipes, n, synchronous, kept, db, kind, path):
+    """(calls per second of all n processes together, seconds the slice took)."""
+    for pipe in pipes[:n]:
+        pipe.send((n, synchronous, kept, (db, kind, path, SLICE)))
+    results = [pipe.recv() for pipe in pipes[:n]]
+    elapsed = max(seconds for _, seconds in results)
+    return sum(count for count, _ in results) / (elapsed or 1e-9), elapsed
+
+
 def measure(pipes, dbs, counts, duration):
     rows = []
     for n in counts:
         for name, _, synchronous, kept in SETTINGS:
             row = Row(name, n, *in_force(dbs[name], synchronous))
-            done, spent = {}, {}
-            for kind, path in [(kind, path) for kind in ("claim", "complete") for _ in range(SLICES) for path in ("artifact", "floor")]:
-                for i, pipe in enumerate(pipes[:n]):
-                    task = (dbs[name], kind, path, f"{n}-{i}-{path}", _capacity(duration), f"p{i}", duration / SLICES)
-                    pipe.send((n, synchronous, kept, task))
-                results = [pipe.recv() for pipe in pipes[:n]]
-                key = f"{kind} {path}"
-                done[key] = done.get(key, 0) + sum(count for count, _ in results)
-                spent[key] = spent.get(key, 0) + max(elapsed for _, elapsed in results)
-            row.rates = {key: done[key] / (spent[key] or 1e-9) for key in done}
+            for kind in KINDS:
+                rates, spent, turn = {"artifact": [], "floor": []}, 0.0, 0
+                while turn < MAX_ROUNDS and (turn < MIN_ROUNDS or spent < duration):
+                    for path in ("artifact", "floor") if turn % 2 == 0 else ("floor", "artifact"):
+                        rate, elapsed = _slice(pipes, n, synchronous, kept, dbs[name], kind, path)
+                        rates[path].append(rate)
+                        spent += elapsed / 2  # each path's share of the pair
+                    turn += 1
+                row.rates |= {f"{kind} {path}": statistics.median(values) for path, values in rates.items()}
+                row.ratios[kind] = [f / a if a else float("inf") for a, f in zip(rates["artifact"], rates["floor"])]
             rows.append(row)
     return rows
 
 
-def run(impl_path, label, duration=0.08, counts=(1, 2, 4, 8)):
+def run(impl_path, label, duration=0.05, counts=(1, 2, 4, 8)):
     """Every measurement; the rows of the table, and the folder the databases were in."""
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="lab-bench-") as name:
         folder = Path(name)
         artifact = materialize(impl_path, label, folder)
-        dbs = provision(import_file(artifact), folder, counts, duration)
+        dbs = provision(import_file(artifact), folder, max(counts))
         barriers = {n: context.Barrier(n) for n in counts}
         pipes, processes = [], []
-        for _ in range(max(counts)):
+        for number in range(max(counts)):
             mine, theirs = context.Pipe()
-            processes.append(context.Process(target=bench_worker.run, args=(str(artifact), theirs, barriers), daemon=True))
+            processes.append(context.Process(target=bench_worker.run, args=(str(artifact), theirs, barriers, number), daemon=True))
             processes[-1].start()
             pipes.append(mine)
         for pipe in pipes:
@@ -114,34 +153,75 @@ def run(impl_path, label, duration=0.08, counts=(1, 2, 4, 8)):
                 process.join(10)
 
 
+@dataclass(frozen=True)
+class Verdict:
+    key: str  # bench_goal_met, bench_goal_missed or bench_goal_open
+    worst: float  # the highest median ratio of the contract's setting
+    where: str  # the cell it was found in: "claims, 4 processes"
+    low: float  # that cell's lower quartile
+    high: float  # and upper quartile
+    preview: bool
+
+    @property
+    def short(self):
+        """For the chart's title (English, as the chart is)."""
+        said = {"bench_goal_met": "goal met", "bench_goal_missed": "goal missed", "bench_goal_open": "goal open"}[self.key]
+        return f"{said}: worst median {self.worst:.2f}× (spread {self.low:.2f}–{self.high:.2f}, goal {GOAL:g}×){' · PREVIEW' if self.preview else ''}"
+
+
+def verdict(rows, duration):
+    """The goal judged on the contract's medians and their spread; see the module's docstring."""
+    cells = [(row.ratio(kind), row.spread(kind), kind, row.workers) for row in rows if row.setting == "contract" for kind in KINDS]
+    worst, (low, high), kind, workers = max(cells, key=lambda cell: cell[0])
+    if any(spread[0] > GOAL for _, spread, _, _ in cells):
+        key = "bench_goal_missed"
+        worst, (low, high), kind, workers = max((c for c in cells if c[1][0] > GOAL), key=lambda cell: cell[1][0])
+    elif worst <= GOAL:
+        key = "bench_goal_met"
+    else:
+        key = "bench_goal_open"
+    return Verdict(key, worst, f"{kind} × {workers}", low, high, duration < STEADY)
+
+
 def render(rows, label, duration, where, lang="en", console=None):
-    console = console or Console(highlight=False, soft_wrap=True)
+    console = console or Console(highlight=False, soft_wrap=True, width=max(WIDTH, Console().width))
     words = words_of("field", lang)
-    table = Table(title=words("bench_title", impl=label, duration=duration, where=where), title_justify="left")
-    for key in ("b_setting", "b_workers", "b_claims", "b_floor", "b_ratio", "b_completes", "b_floor", "b_ratio"):
+    pairs = sorted({len(row.ratios[kind]) for row in rows for kind in KINDS})
+    rounds = f"{pairs[0]}" if len(pairs) == 1 else f"{pairs[0]}–{pairs[-1]}"
+    title = words("bench_title", impl=label, duration=duration, where=where)
+    table = Table(title=title + "\n" + words("bench_method", rounds=rounds, slice=SLICE), title_justify="left")
+    for key in ("b_setting", "b_workers", "b_claims", "b_floor", "b_ratio", "b_spread", "b_completes", "b_floor", "b_ratio", "b_spread"):
         table.add_column(words(key), justify="left" if key == "b_setting" else "right")
-    for row in rows:
-        cells = [words("b_" + row.setting), str(row.workers)]
-        for kind in ("claim", "complete"):
-            cells += [f"{row.rates[kind + ' artifact']:.0f}", f"{row.rates[kind + ' floor']:.0f}", f"{row.ratio(kind):.2f}"]
-        table.add_row(*cells, end_section=row.setting == SETTINGS[-1][0])
+    order = [name for name, _, _, _ in SETTINGS]
+    most = max(r.workers for r in rows)
+    for row in sorted(rows, key=lambda r: (order.index(r.setting), r.workers)):
+        cells = [words(NAMES[row.setting]), str(row.workers)]
+        for kind in KINDS:
+            low, high = row.spread(kind)
+            cells += [f"{row.rates[kind + ' artifact']:.0f}", f"{row.rates[kind + ' floor']:.0f}", f"{row.ratio(kind):.2f}", f"{low:.2f}–{high:.2f}"]
+        table.add_row(*cells, end_section=row.workers == most)
     console.print(table)
     for name, _, _, _ in SETTINGS:
         first = next(r for r in rows if r.setting == name)
-        console.print(words("b_note_" + name, journal=first.journal, synchronous=first.synchronous))
-    contract = [r for r in rows if r.setting == "contract"]
-    worst = max(max(r.ratio("claim"), r.ratio("complete")) for r in contract)
-    verdict = "bench_noisy" if duration < STEADY else "bench_goal_met" if worst <= GOAL else "bench_goal_missed"
-    console.print(words(verdict, goal=GOAL, worst=worst, steady=STEADY))
+        console.print(words(NOTES[name], journal=first.journal, synchronous=first.synchronous))
+    judged = verdict(rows, duration)
+    said = words(judged.key, goal=GOAL, worst=judged.worst, where=judged.where, low=judged.low, high=judged.high)
+    console.print(words("bench_preview", steady=STEADY, said=said) if judged.preview else said)
+    return judged
 
 
-def write(rows, label, out):
+def write(rows, label, out, duration=None):
     from lab.field import chart
 
     out = Path(out) if Path(out).is_absolute() else LAB_ROOT / out
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench.json").write_text(json.dumps({"impl": label, "rows": [asdict(r) for r in rows]}, indent=2) + "\n", encoding="utf-8")
-    return [out / "bench.json", *chart.draw(rows, out, label)]
+    judged = verdict(rows, duration if duration is not None else STEADY)
+    pairs = [len(row.ratios[kind]) for row in rows for kind in KINDS]
+    method = {"slice_seconds": SLICE, "pairs_per_measurement": [min(pairs), max(pairs)], "goal": GOAL, "preview_below": STEADY}
+    shown = [asdict(r) | {"median_ratio": {k: r.ratio(k) for k in KINDS}, "quartiles": {k: r.spread(k) for k in KINDS}} for r in rows]
+    record = {"impl": label, "bench_time": duration, "method": method, "verdict": asdict(judged), "rows": shown}
+    (out / "bench.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return [out / "bench.json", *chart.draw(rows, out, label, duration, judged)]
 
 
 def main(impl_path, label, duration, counts, out, lang="en"):
@@ -150,6 +230,6 @@ def main(impl_path, label, duration, counts, out, lang="en"):
         return status
     rows, where = run(impl_path, label, duration, counts)
     render(rows, label, duration, where, lang)
-    for path in write(rows, label, out):
+    for path in write(rows, label, out, duration):
         print(words_of("field", lang)("bench_wrote", path=path))
     return ExitStatus.ALL_PASS

@@ -1,8 +1,10 @@
-"""The benchmark as a chart: calls per second against worker processes, SVG and PNG.
+"""The benchmark as a chart: calls per second and floor/artifact against worker processes.
 
-matplotlib with the Agg backend, so it draws on a machine without a display; one panel for
-claims and one for completions, a solid line through the artifact and a dashed one through the
-floor, one colour per setting.
+matplotlib with the Agg backend, so it draws on a machine without a display. Three panels:
+claims/s and completes/s (the medians of the slices; a solid line through the artifact, a dashed
+one through the floor, one colour per setting), and the ratio floor/artifact of both (the median,
+with a bar from the lower to the upper quartile of the pairs, and the goal as a line). The title
+says BENCH_TIME, the verdict and whether it is a preview.
 """
 
 import matplotlib
@@ -11,35 +13,60 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
-COLOURS = {"contract": "tab:blue", "wal": "tab:orange", "kept": "tab:green"}
-LABELS = {"contract": "contract (journal {journal}, synchronous {synchronous})", "wal": "WAL + synchronous=NORMAL", "kept": "one connection kept per process"}
+from lab.field.bench import GOAL  # noqa: E402
+
+COLOURS = {"contract": "tab:blue", "wal_full": "tab:purple", "wal": "tab:orange", "kept": "tab:green", "wal_kept": "tab:red"}
+LABELS = {
+    "contract": "contract (journal {journal}, synchronous {synchronous})",
+    "wal_full": "WAL + synchronous=FULL",
+    "wal": "WAL + synchronous=NORMAL",
+    "kept": "one connection kept per process",
+    "wal_kept": "WAL + FULL, one connection kept",
+}
+MARKERS = {"claim": ("o", "-"), "complete": ("s", ":")}
 
 
-def draw(rows, out, label):
+def draw(rows, out, label, duration, judged):
     """Write bench.svg and bench.png under out; their paths."""
-    figure, panels = plt.subplots(1, 2, figsize=(11, 4.5), sharex=True)
-    for panel, kind, title in zip(panels, ("claim", "complete"), ("claims/s", "completes/s")):
-        for setting, colour in COLOURS.items():
-            mine = sorted((r for r in rows if r.setting == setting), key=lambda r: r.workers)
-            if not mine:
-                continue
-            name = LABELS[setting].format(journal=mine[0].journal, synchronous=mine[0].synchronous)
-            workers = [r.workers for r in mine]
-            panel.plot(workers, [r.rates[f"{kind} artifact"] for r in mine], "-o", color=colour, label=f"{name}: artifact")
-            panel.plot(workers, [r.rates[f"{kind} floor"] for r in mine], "--", color=colour, label=f"{name}: raw sqlite3 floor")
+    figure, panels = plt.subplots(1, 3, figsize=(15, 5))
+    workers = sorted({r.workers for r in rows})
+    for setting, colour in COLOURS.items():
+        mine = sorted((r for r in rows if r.setting == setting), key=lambda r: r.workers)
+        if not mine:
+            continue
+        name = LABELS[setting].format(journal=mine[0].journal, synchronous=mine[0].synchronous)
+        counts = [r.workers for r in mine]
+        for panel, kind in zip(panels, ("claim", "complete")):
+            panel.plot(counts, [r.rates[f"{kind} artifact"] for r in mine], "-o", color=colour, label=f"{name}: artifact")
+            panel.plot(counts, [r.rates[f"{kind} floor"] for r in mine], "--", color=colour, label=f"{name}: raw sqlite3 floor")
+        for shift, kind in ((-0.04, "claim"), (0.04, "complete")):
+            marker, line = MARKERS[kind]
+            medians = [r.ratio(kind) for r in mine]
+            spreads = [r.spread(kind) for r in mine]
+            below = [m - low for m, (low, _) in zip(medians, spreads)]
+            above = [high - m for m, (_, high) in zip(medians, spreads)]
+            where = [c * 2**shift for c in counts]  # side by side on the log axis
+            panels[2].errorbar(where, medians, yerr=[below, above], fmt=marker + line, color=colour, capsize=3, markersize=4)
+    for panel, title in zip(panels, ("claims/s (median of slices)", "completes/s (median of slices)", "floor / artifact: ● claims, ■ completes")):
         panel.set_title(title)
         panel.set_xlabel("worker processes")
         panel.set_xscale("log", base=2)
-        panel.set_xticks(sorted({r.workers for r in rows}), labels=[str(w) for w in sorted({r.workers for r in rows})])
-        panel.set_ylim(bottom=0)
+        panel.set_xticks(workers, labels=[str(w) for w in workers])
         panel.grid(alpha=0.3)
+    panels[0].set_ylim(bottom=0)
+    panels[1].set_ylim(bottom=0)
     panels[0].set_ylabel("calls per second")
+    panels[2].axhline(1.0, color="grey", linewidth=0.8)
+    panels[2].axhline(GOAL, color="black", linestyle="--", linewidth=0.8)
+    panels[2].text(workers[0], GOAL, " goal", va="bottom", fontsize="small")
+    panels[2].set_ylabel("median, bar: quartiles (above 1: artifact slower)")
     handles, labels = panels[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="lower center", ncol=2, fontsize="small", frameon=False)
-    figure.suptitle(f"lease artifact ({label}) against raw sqlite3: solid = artifact, dashed = floor")
-    figure.tight_layout(rect=(0, 0.18, 1, 1))
+    figure.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
+    figure.suptitle(f"lease artifact ({label}) against raw sqlite3 · BENCH_TIME={duration:g} s per measurement · {judged.short}")
+    figure.tight_layout(rect=(0, 0.2, 1, 1))
     paths = [out / "bench.svg", out / "bench.png"]
     for path in paths:
         figure.savefig(path, dpi=110)
     plt.close(figure)
     return paths
+

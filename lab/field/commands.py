@@ -44,7 +44,9 @@ def _common(parser):
 def build_parser():
     parser = OneLineParser(prog="python -m lab", description="The artifact at work.")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=OneLineParser)
-    _common(verbs.add_parser("demo", help=VERBS["demo"], description=VERBS["demo"]))
+    demo = verbs.add_parser("demo", help=VERBS["demo"], description=VERBS["demo"])
+    _common(demo)
+    demo.add_argument("--unchecked", action="store_true", help="play the story even if IMPL fails its checks, to see a late write accepted")
     stress = verbs.add_parser("stress", help=VERBS["stress"], description=VERBS["stress"])
     _common(stress)
     stress.add_argument("--seconds", type=float, default=3.0, help="how long the workers run (default 3)")
@@ -78,7 +80,7 @@ def _dispatch(arguments):
         if arguments.verb == "demo":
             from lab.field import demo
 
-            return demo.main(impl_path, label, lang)
+            return demo.main(impl_path, label, lang, arguments.unchecked)
         if arguments.verb == "stress":
             from lab.field import stress
 

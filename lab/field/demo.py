@@ -1,9 +1,15 @@
 """`make demo`: the README's story played by two real worker processes, printed as a timeline.
 
-A claims (fence 1) and stalls; its lease expires; B claims (fence 2) and completes; A wakes and
-its completion is refused; the stored result is B's. The clock is the caller's: every call gets
-an explicit `now`. A really is blocked in its own process while B works, on an Event the parent
-sets, so the order never depends on how fast the machine is.
+A claims (fence 1) and stalls just before it sends its side effect; its lease expires; B claims
+(fence 2), sends its side effect to the fenced store (example/fenced_store.py) and completes; A
+wakes, and both its side effect and its completion are refused: the store has seen fence 2, the
+jobs table holds B's result. The clock is the caller's: every call gets an explicit `now`. A
+really is blocked in its own process while B works, on an Event the parent sets, so the order
+never depends on how fast the machine is.
+
+`--unchecked` plays it on an implementation that does not pass its checks (a complete that does
+not check the fence, say): the late completion is then accepted, while the store, which checks
+the fence itself, still refuses the late side effect.
 """
 
 import multiprocessing
@@ -12,10 +18,12 @@ import tempfile
 from pathlib import Path
 
 from lab.field.artifact import import_file, materialize, refused
+from lab.field.example import fenced_store
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
 JOB, TTL = "job-1", 5.0
+CALLS = {"send": fenced_store.write}  # beside the artifact's functions: the side effect, fenced
 
 
 def serve(artifact, conn, wake):
@@ -27,7 +35,7 @@ def serve(artifact, conn, wake):
         if stall:
             wake.wait(60)  # stalled: a long pause, during which the lease runs out
         try:
-            conn.send(("ok", getattr(lease, name)(*arguments)))
+            conn.send(("ok", (CALLS.get(name) or getattr(lease, name))(*arguments)))
         except Exception as error:  # noqa: BLE001 - shown in the timeline, not raised
             conn.send(("error", f"{type(error).__name__}: {error}"))
 
@@ -70,6 +78,8 @@ def play(artifact, db, lang="en", out=print):
     lease = import_file(artifact)
     lease.init_db(db)
     lease.enqueue(db, JOB)
+    store = str(Path(db).with_name("effects.db"))
+    fenced_store.create(store)
     a, b = Worker(context, "A", artifact, wake), Worker(context, "B", artifact, wake)
     words = words_of("field", lang)
     line = lambda now, who, key, **values: out(words("demo_line", now=now, who=who, text=words(key, **values)))  # noqa: E731
@@ -77,18 +87,24 @@ def play(artifact, db, lang="en", out=print):
         out(words("demo_heading", a=a.pid, b=b.pid, ttl=TTL, job=JOB))
         fence_a = a.call("claim", db, JOB, "A", 0.0, TTL)
         line(0.0, f"A {a.pid}", "demo_claim", fence=fence_a, until=TTL)
-        a.send("complete", db, JOB, "A", fence_a, 8.0, "A's result", stall=True)
+        a.send("send", store, JOB, fence_a, "A's e-mail", "A", stall=True)
         line(1.0, f"A {a.pid}", "demo_stall")
         line(TTL, "", "demo_expired", until=TTL)
         fence_b = b.call("claim", db, JOB, "B", 6.0, TTL)
         line(6.0, f"B {b.pid}", "demo_claim", fence=fence_b, until=6.0 + TTL)
+        effect_b = b.call("send", store, JOB, fence_b, "B's e-mail", "B")
+        line(7.0, f"B {b.pid}", "demo_effect_b", fence=fence_b, returned=effect_b)
         done_b = b.call("complete", db, JOB, "B", fence_b, 7.0, "B's result")
         line(7.0, f"B {b.pid}", "demo_complete_b", fence=fence_b, returned=done_b)
         wake.set()
-        done_a = a.result()
+        effect_a = a.result()
+        line(8.0, f"A {a.pid}", "demo_effect_a_refused" if effect_a is False else "demo_effect_a_accepted", fence=fence_a, returned=effect_a)
+        done_a = a.call("complete", db, JOB, "A", fence_a, 8.0, "A's result")
         line(8.0, f"A {a.pid}", "demo_complete_a_refused" if done_a is False else "demo_complete_a_accepted", fence=fence_a, returned=done_a)
         stored = lease.state(db, JOB) or {}
         line(8.0, "", "demo_state", **{k: stored.get(k) for k in ("owner", "fence", "done", "result")})
+        sent = fenced_store.read(store, JOB) or {}
+        line(8.0, "", "demo_store", **{k: sent.get(k) for k in ("fence", "value")})
     except (RuntimeError, EOFError) as error:
         out(words("demo_error", error=error))
         return {"held": False, "error": str(error)}
@@ -97,15 +113,19 @@ def play(artifact, db, lang="en", out=print):
         a.stop()
         b.stop()
     figures = {"fence_a": fence_a, "fence_b": fence_b, "complete_b": done_b, "complete_a": done_a, "stored": stored}
+    figures |= {"effect_b": effect_b, "effect_a": effect_a, "sent": sent}
     figures["held"] = (fence_a, fence_b, done_b, done_a, stored.get("result")) == (1, 2, True, False, "B's result")
+    figures["held"] &= (effect_b, effect_a, sent.get("fence")) == (True, False, 2)
     out(words("demo_held" if figures["held"] else "demo_broken"))
     return figures
 
 
-def main(impl_path, label, lang="en"):
-    status = refused(impl_path, label, lang)
+def main(impl_path, label, lang="en", unchecked=False):
+    status = None if unchecked else refused(impl_path, label, lang)
     if status is not None:
         return status
+    if unchecked:
+        print(words_of("field", lang)("demo_unchecked", impl=label))
     with tempfile.TemporaryDirectory(prefix="lab-demo-") as folder:
         artifact = materialize(impl_path, label, folder)
         figures = play(artifact, str(Path(folder) / "demo.db"), lang)

@@ -3,7 +3,9 @@
 It runs any implementation that loads (the checks are one lens, this is the other). The seed
 fixes the schedule: which jobs the workers pick, who stalls and when, who is killed after how
 many calls. The processes' interleaving is the machine's, so the same seed replays the same
-plan, not the same run; the plan is built so that a broken claim or completion loses every time.
+plan, not the same run; the plan is built so that a broken claim, renewal, completion or release
+loses every time. Each violation is shown under the contract clause it breaks, with the calls
+that broke it and the last accepted writes to its job before them.
 """
 
 import random
@@ -16,11 +18,13 @@ from lab.field import invariants, recovery
 from lab.field.artifact import import_file, materialize
 from lab.field.fleet import Fleet
 from lab.field.stress_worker import Plan
+from lab.model.course import all_clauses
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
 SHOWN_PER_KIND = 3
-WORDED = ("why", "problem")  # a violation's values given as (key, values): worded in the report's language
+WORDED = ("why", "problem")
+NOT_SHOWN = ("ops", "before", "clause", *WORDED)  # a violation's values that are not placeholders of its sentence  # a violation's values given as (key, values): worded in the report's language
 
 
 @dataclass
@@ -78,7 +82,7 @@ def _judge(summary, fleet, plan, lease):
     invariants.verify(ops, rows, found)
     summary.reclaimed = recovery.claim_again(plan.db, lease, rows, fleet.clock.now(), plan.ttl, found)
     named = {job for job, _, _ in found.violations}
-    in_flight = {(op.owner, op.seq): op.job for op in ops if not op.ended}
+    in_flight = {(op.worker, op.seq): op.job for op in ops if not op.ended}
     if recovery.WHOLE_DB not in named:
         summary.kills_survived = sum(in_flight.get((owner, seq), "") not in named for owner, _, seq in fleet.kills)
 
@@ -108,21 +112,35 @@ def render(summary, label, lang="en", out=print):
 
 
 def _render_violations(violations, lang, out):
-    words = words_of("field", lang)
-    by_key = {}
+    """Grouped by the clause they break (in the contract's order), each kind in the order it was found."""
+    words, clauses = words_of("field", lang), all_clauses(lang)
+    by_kind = {}
     for job, key, values in violations:
-        by_key.setdefault(key, []).append((job, values))
-    for key, found in by_key.items():
-        out(words("v_kind", kind=words(key + "_title"), count=len(found)))
+        by_kind.setdefault((values.get("clause") or "", key), []).append((job, values))
+    for (clause, key), found in sorted(by_kind.items(), key=lambda item: (not item[0][0], _clause_order(item[0][0]))):
+        if clause:
+            out(words("v_kind_clause", clause=clause, kind=words(key + "_title"), count=len(found)))
+            out("      " + words("v_clause", clause=clause, text=clauses.get(clause, "")))
+        else:
+            out(words("v_kind", kind=words(key + "_title"), count=len(found)))
         for job, values in found[:SHOWN_PER_KIND]:
-            shown = {k: v for k, v in values.items() if k not in ("ops", *WORDED)}
+            shown = {k: v for k, v in values.items() if k not in NOT_SHOWN}
             shown |= {k: words(values[k][0], **values[k][1]) for k in WORDED if k in values}
             where = words("v_db", text=words(key, **shown)) if job == recovery.WHOLE_DB else None
             out("    " + (where or words("v_job", job=job, text=words(key, **shown))))
             for op in values.get("ops", []):
                 out(f"        {op.trace(words('op_killed'))}")
+            if values.get("before"):
+                out("        " + words("v_before"))
+                for op in values["before"]:
+                    out(f"          {op.trace(words('op_killed'))}")
         if len(found) > SHOWN_PER_KIND:
             out("    " + words("v_more", count=len(found) - SHOWN_PER_KIND))
+
+
+def _clause_order(clause):
+    """'C6.3' -> (6, 3), so that C10.1 would follow C9.1."""
+    return tuple(int(part) for part in clause[1:].split(".")) if clause else ()
 
 
 def main(impl_path, label, seconds, seed, workers, keep, lang="en"):

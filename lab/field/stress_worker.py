@@ -6,8 +6,18 @@ picks, when it stalls past its ttl and still finishes, and after how many calls 
 to be killed. Every `race_period` seconds all workers claim the same fresh job at the same
 instant, which is where a claim that is not atomic across processes hands out a fence twice.
 
+Owner names repeat, as they do in the field (a host name, a pool under one name, a process
+restarted under the same id): the worker in slot s calls itself host-(s mod 2), and so does its
+replacement after a SIGKILL. The worker's own name (w<slot>.<generation>) only labels its log.
+So the owner test alone refuses nothing between two workers of one host, and a stalled worker
+sometimes claims its job again under its own name and then finishes with the fence it held
+before: only the fence tells the two generations apart. A stalled worker also wakes after its
+lease has run out and renews at once, before anyone else could take the job: only the lease time
+refuses that renewal. A released job is sometimes taken straight back, which is where a fence
+set back on release is handed out a second time.
+
 Every call is logged to the worker's own JSON-lines file, one os.write per line: a "begin" line
-before the call and an "end" line after it, with op, job, owner, fence, now, result, returned,
+before the call and an "end" line after it, with worker, op, job, owner, fence, now, result, returned,
 t0/t1 (time.monotonic_ns, the same clock in every process, so lines of different workers can be
 ordered), the worker's sequence number and its pid. A call with a begin line and no end line was
 cut short by a SIGKILL.
@@ -55,6 +65,12 @@ class Plan:
     stall_seconds: tuple = (0.02, 0.05)
     pause_chance: float = 0.2  # of a claim outside the race rounds; every race claim pauses
     pause_seconds: tuple = (0.002, 0.008)
+    late_renew_chance: float = 0.08  # wakes once its lease has expired and renews at once
+    reclaim_chance: float = 0.1  # wakes, claims again under its own name, then uses the old fence
+    release_chance: float = 0.15  # of a job held without a stall: released instead of completed
+    reclaim_after_release: float = 0.5  # of a release: the same owner takes the job straight back
+    opening: tuple = ("reclaim", "late_renew", "take_back")  # every worker's first jobs, whatever the rolls
+    hosts: int = 2  # owner names shared by the workers: slot s runs as host-(s mod hosts)
 
     @property
     def rounds(self):
@@ -64,15 +80,18 @@ class Plan:
 class Worker:
     def __init__(self, plan, slot, generation, clock, pipe, die_after):
         self.plan, self.clock, self.pipe = plan, clock, pipe
-        self.owner = f"w{slot}.{generation}"
+        self.worker = f"w{slot}.{generation}"  # this process, in the logs and the report
+        self.owner = f"host-{slot % plan.hosts}"  # the owner it claims as: shared, and kept on a restart
         self.rng = random.Random(f"{plan.seed}/{slot}/{generation}")
         self.pid = os.getpid()
-        self.fd = os.open(Path(plan.logs) / f"{self.owner}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.fd = os.open(Path(plan.logs) / f"{self.worker}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.seq = self.made = 0
         self.die_after, self.armed = die_after, False
         self.pause = 0.0  # seconds to wait before the next call's first BEGIN or UPDATE
         self.lease = None
         self.next_round = 0
+        self.opening = list(plan.opening)  # plays done first, so that a slow machine still sees each
+        self.until = 0.0  # when the lease this worker last took or renewed runs out, on the shared clock
 
     def traced(self, statement):
         verb = statement.split(maxsplit=1)[0].upper() if statement.strip() else ""
@@ -102,7 +121,7 @@ class Worker:
             "release": (db, job, self.owner, fence),
         }[op]
         self.seq += 1
-        record = {"owner": self.owner, "pid": self.pid, "seq": self.seq, "op": op, "job": job, "fence": fence, "now": now}
+        record = {"worker": self.worker, "owner": self.owner, "pid": self.pid, "seq": self.seq, "op": op, "job": job, "fence": fence, "now": now}
         record |= {"ttl": ttl if op in ("claim", "renew") else None, "result": result}
         self.log(record | {"phase": "begin", "t0": time.monotonic_ns()})
         if self.die_after is not None:
@@ -115,6 +134,8 @@ class Worker:
         except Exception as problem:  # noqa: BLE001 - logged and judged afterwards
             error = f"{type(problem).__name__}: {problem}"
         self.log(record | {"phase": "end", "returned": returned, "error": error, "t0": t0, "t1": time.monotonic_ns()})
+        if op in ("claim", "renew") and returned not in (None, False):
+            self.until = now + ttl
         return returned
 
     def pick(self):
@@ -127,26 +148,60 @@ class Worker:
         if found:
             return self.rng.choice(found)
         self.made += 1
-        job = f"job-{self.owner}-{self.made}"
+        job = f"job-{self.worker}-{self.made}"
         return job if self.call("enqueue", job) is not None else None
 
     def hold(self, job, fence):
-        """What a worker does with a fence: sometimes stall past its ttl, then finish anyway."""
-        roll = self.rng.random()
-        if roll < self.plan.stall_chance:
-            self.pipe.send(("stall", self.seq))  # the parent jumps the clock: every live lease expires
+        """What a worker does with a fence: one of the plays, OPENING first, then by chance."""
+        play = self.opening.pop(0) if self.opening else self.choose()
+        if play == "stall":  # stalls; meanwhile another worker may take the job
+            self.stall()
             time.sleep(self.rng.uniform(*self.plan.stall_seconds))
             self.call("renew", job, fence)
-            self.call("complete", job, fence, result=f"{self.owner}#{self.seq + 1}")
-            if self.rng.random() < 0.5:
-                self.call("release", job, fence)
-            return
-        if roll < 0.4:
+            self.finish(job, fence, release=self.rng.random() < 0.5)
+        elif play == "late_renew":  # wakes after its lease ran out and renews at once
+            self.stall()
             self.call("renew", job, fence)
-        if self.rng.random() < 0.85:
-            self.call("complete", job, fence, result=f"{self.owner}#{self.seq + 1}")
+            self.finish(job, fence)
+        elif play == "reclaim":  # claims again under its own name; the old work goes on
+            self.stall()
+            again = self.claim(job)
+            if again is not None and self.rng.random() < 0.3:
+                self.call("renew", job, fence)
+            self.call("complete", job, fence, result=f"{self.worker}#{self.seq + 1}")
+            if again is not None:
+                self.finish(job, again)
+        elif play == "take_back":  # releases, and its owner takes the job straight back
+            self.finish(job, fence, release=True, take_back=True)
         else:
-            self.call("release", job, fence)
+            if self.rng.random() < 0.4:
+                self.call("renew", job, fence)
+            self.finish(job, fence, release=self.rng.random() < self.plan.release_chance)
+
+    def choose(self):
+        roll = self.rng.random()
+        for play in ("stall", "late_renew", "reclaim"):
+            chance = getattr(self.plan, f"{play}_chance")
+            if roll < chance:
+                return play
+            roll -= chance
+        return "plain"
+
+    def finish(self, job, fence, release=False, take_back=False):
+        """Complete, or release; a released job is sometimes taken straight back by its owner."""
+        if not release:
+            self.call("complete", job, fence, result=f"{self.worker}#{self.seq + 1}")
+        elif self.call("release", job, fence) is True and (take_back or self.rng.random() < self.plan.reclaim_after_release):
+            again = self.claim(job)
+            if again is not None:
+                self.call("complete", job, again, result=f"{self.worker}#{self.seq + 1}")
+
+    def stall(self):
+        """Ask the parent to jump the clock past the ttl; wait until this worker's lease has expired."""
+        self.pipe.send(("stall", self.seq))  # the parent jumps the clock: every live lease expires
+        give_up = time.monotonic() + 1.0
+        while self.clock.now() < self.until and time.monotonic() < give_up:
+            time.sleep(0.0005)
 
     def race(self):
         """Claim this round's fresh job at the same instant as every other worker."""
