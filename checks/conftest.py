@@ -1,6 +1,7 @@
 """Fixtures shared by the step checks: the code under test (``lease``) and a fresh database."""
 
 import itertools
+import math
 import sqlite3
 
 import pytest
@@ -18,6 +19,9 @@ settings.register_profile(
     database=None,
     deadline=None,
     print_blob=False,
+    # One failure is enough to report; with several, Hypothesis would go on looking for others
+    # for up to ten seconds of the clock, and what it found would depend on the machine's load.
+    report_multiple_bugs=False,
     # No explain phase: its notes name lines of the checks, which tell a learner nothing.
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -29,10 +33,34 @@ settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), pha
 
 PLAN = Plan.from_environment()
 settings.load_profile("kill-matrix" if all(target.mutant or target.module_file for target in PLAN.targets) else "lab")
-# Hypothesis shrinks a failure for up to five minutes: bound it to a quarter of the time limit,
-# so that a found counterexample is reported (perhaps a little longer than the shortest) instead
-# of the check running out of time while shrinking.
-engine.MAX_SHRINKING_SECONDS = max(1.0, PLAN.time_limit / 4)
+# Hypothesis shrinks a failure for up to five minutes of the clock: on a loaded machine it would
+# stop earlier, at another example, and the same code would be shown different words. Shrinking
+# is bounded by a number of calls of the check instead, and never by time.
+SHRINK_CALLS = 300
+engine.MAX_SHRINKING_SECONDS = math.inf
+
+
+def _shrink_within_calls(shrink):
+    def bounded(runner):
+        limit = runner.call_count + SHRINK_CALLS
+        test_function = runner.test_function
+
+        def counted(data):
+            result = test_function(data)
+            if runner.call_count >= limit:
+                runner.exit_with(engine.ExitReason.max_shrinks)
+            return result
+
+        runner.test_function = counted
+        try:
+            return shrink(runner)
+        finally:
+            del runner.test_function
+
+    return bounded
+
+
+engine.ConjectureRunner.shrink_interesting_test_cases = _shrink_within_calls(engine.ConjectureRunner.shrink_interesting_test_cases)
 
 SCHEMA = (
     "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "
