@@ -2,11 +2,14 @@
 
 import itertools
 import math
+import os
 import sqlite3
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine
+
+from partitions import RECORD_VARIABLE, Recording
 
 from lab.model.course import step_of_check
 from lab.model.targets import Plan, Target
@@ -98,8 +101,10 @@ def lease(request):
     A learner's files run in a learner process of their own; its functions are called through
     a channel (lab/sandbox/remote.py).
     """
-    with request.param.opened(step_of(request.node), PLAN) as module:
-        yield module
+    step, record = step_of(request.node), os.environ.get(RECORD_VARIABLE)
+    with request.param.opened(step, PLAN) as module:
+        # tests/test_partitions.py counts the kinds of input each step's checks reach (partitions.py).
+        yield Recording(module, step, record) if record else module
 
 
 @pytest.fixture
