@@ -1,5 +1,6 @@
 """Fixtures shared by the step checks: the code under test (``lease``) and a fresh database."""
 
+import math
 import os
 import tempfile
 from contextlib import closing
@@ -7,6 +8,8 @@ from contextlib import closing
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine
+
+from partitions import RECORD_VARIABLE, Recording
 
 from lab.model.course import step_of_check
 from lab.model.targets import Plan, Target
@@ -20,6 +23,9 @@ settings.register_profile(
     database=None,
     deadline=None,
     print_blob=False,
+    # One failure is enough to report; with several, Hypothesis would go on looking for others
+    # for up to ten seconds of the clock, and what it found would depend on the machine's load.
+    report_multiple_bugs=False,
     # No explain phase: its notes name lines of the checks, which tell a learner nothing.
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -31,10 +37,34 @@ settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), pha
 
 PLAN = Plan.from_environment()
 settings.load_profile("kill-matrix" if all(target.mutant or target.module_file for target in PLAN.targets) else "lab")
-# Hypothesis shrinks a failure for up to five minutes: bound it to a quarter of the time limit,
-# so that a found counterexample is reported (perhaps a little longer than the shortest) instead
-# of the check running out of time while shrinking.
-engine.MAX_SHRINKING_SECONDS = max(1.0, PLAN.time_limit / 4)
+# Hypothesis shrinks a failure for up to five minutes of the clock: on a loaded machine it would
+# stop earlier, at another example, and the same code would be shown different words. Shrinking
+# is bounded by a number of calls of the check instead, and never by time.
+SHRINK_CALLS = 300
+engine.MAX_SHRINKING_SECONDS = math.inf
+
+
+def _shrink_within_calls(shrink):
+    def bounded(runner):
+        limit = runner.call_count + SHRINK_CALLS
+        test_function = runner.test_function
+
+        def counted(data):
+            result = test_function(data)
+            if runner.call_count >= limit:
+                runner.exit_with(engine.ExitReason.max_shrinks)
+            return result
+
+        runner.test_function = counted
+        try:
+            return shrink(runner)
+        finally:
+            del runner.test_function
+
+    return bounded
+
+
+engine.ConjectureRunner.shrink_interesting_test_cases = _shrink_within_calls(engine.ConjectureRunner.shrink_interesting_test_cases)
 
 SCHEMA = (
     "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "
@@ -72,8 +102,10 @@ def lease(request):
     A learner's files run in a learner process of their own; its functions are called through
     a channel (lab/sandbox/remote.py).
     """
-    with request.param.opened(step_of(request.node), PLAN) as module:
-        yield module
+    step, record = step_of(request.node), os.environ.get(RECORD_VARIABLE)
+    with request.param.opened(step, PLAN) as module:
+        # tests/test_partitions.py counts the kinds of input each step's checks reach (partitions.py).
+        yield Recording(module, step, record) if record else module
 
 
 @pytest.fixture

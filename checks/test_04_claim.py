@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from interleavings import check_interleavings
 from sequences import model_check
 from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, on, raised, row, seed, write_lock_held
 
@@ -165,6 +166,12 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
             called, stored, en=f"owner {winner!r} (the winner) with fence 1 stored", ja=f"勝者 {winner!r} と fence 1 が保存される"
         )
 
+
+
+@pytest.mark.clause("C4.7")
+def test_a_claim_from_another_process_between_any_two_statements_of_a_claim_leaves_each_its_own_fence(lease, new_db):
+    # Held before each of its statements in turn while B claims in another process (interleavings.py).
+    check_interleavings(lease, new_db, "claim", "C4.7")
 
 # Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
 test_step_4_random_calls_from_arbitrary_tables_keep_the_contract = model_check(4, "C4.1", "C4.2", "C4.3", "C4.4", "C4.5")

@@ -2,6 +2,7 @@
 
 import pytest
 from hypothesis import example, given, settings
+from interleavings import check_interleavings
 from sequences import model_check
 from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, raised, row, seed
 
@@ -91,6 +92,12 @@ def test_renew_of_a_missing_job_is_false(lease, db):
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
 
+
+
+@pytest.mark.clause("C5.6")
+def test_a_claim_from_another_process_between_any_two_statements_of_renew_comes_wholly_before_or_after_it(lease, new_db):
+    # Held before each of its statements in turn while B claims in another process (interleavings.py).
+    check_interleavings(lease, new_db, "renew", "C5.6")
 
 # Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
 test_step_5_random_calls_from_arbitrary_tables_keep_the_contract = model_check(5, "C5.1", "C5.2", "C5.3", "C5.4", "C5.5")

@@ -1,6 +1,7 @@
 """Step 7: release frees the lease for its holder and keeps the fence."""
 
 import pytest
+from interleavings import check_interleavings
 from sequences import model_check
 from support import assert_unchanged, call, count_rows, explain, row, seed, then
 
@@ -61,6 +62,12 @@ def test_release_of_a_missing_job_is_false(lease, db):
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
 
+
+
+@pytest.mark.clause("C7.5")
+def test_a_claim_from_another_process_between_any_two_statements_of_release_comes_wholly_before_or_after_it(lease, new_db):
+    # Held before each of its statements in turn while B claims in another process (interleavings.py).
+    check_interleavings(lease, new_db, "release", "C7.5")
 
 # Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
 test_step_7_random_calls_from_arbitrary_tables_keep_the_contract = model_check(7, "C7.1", "C7.2", "C7.3", "C7.4")

@@ -27,3 +27,16 @@ def stub_run(stubs):
 
 def pytest_addoption(parser):
     parser.addoption("--all-attacks", action="store_true", help="tests/test_grader_attacks.py: every kind of attack, not a representative few")
+
+
+def pytest_configure(config):
+    # The two tiers: `pytest -m fast` in about a minute, `pytest -m e2e` for what runs the lab whole.
+    config.addinivalue_line("markers", "fast: a test of the lab's parts (every test not marked e2e; marked here)")
+    config.addinivalue_line("markers", "e2e: runs the lab's commands end to end in child processes, some beside CPU hogs")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test not marked e2e is in the fast tier: `pytest -m fast` needs no list to keep."""
+    for item in items:
+        if item.get_closest_marker("e2e") is None:
+            item.add_marker("fast")

@@ -138,7 +138,7 @@ def channel_reading(lines, asked=()):
     process = channel.LearnerProcess.__new__(channel.LearnerProcess)
     process.popen, process.group = Replies(lines), None
     process.replies, process.lost, process.awaited, process.held = {}, None, set(asked), 0
-    process.arrived = threading.Condition()
+    process.arrived, process.on_event = threading.Condition(), None
     process.ending = threading.RLock()
     process._read()
     return process

@@ -2,7 +2,9 @@
 
 Replies are read by a thread of their own and handed to whoever waits for them, so that calls
 from several threads of a check (the races) are in flight at once. Only replies to requests
-still awaited are kept: one to a request never made, or made and given up, is dropped. A reply
+still awaited are kept: one to a request never made, or made and given up, is dropped, and so
+is a message sent unasked that nobody listens for (a check that holds a call listens for its
+"paused"; nothing a learner process says unasked is ever kept or counted). A reply
 longer than MAX_REPLY bytes, one that is not JSON, or replies awaiting their reader beyond
 MAX_HELD bytes end the learner process: no flood grows the grader.
 """
@@ -41,6 +43,9 @@ class LearnerProcess:
         self.popen, self.group = confinement.start(scratch, confined, private=private)
         self.replies, self.lost = {}, None  # id -> (reply, its size in bytes)
         self.awaited, self.held = set(), 0  # ids of requests sent and not given up; bytes in replies
+        # Called, in the reader's thread, with each message the process sends unasked (a held
+        # call's "paused", which only decides when a check goes on): nothing of it is kept.
+        self.on_event = None
         self.arrived = threading.Condition()
         self.ids, self.writing, self.ending = itertools.count(), threading.Lock(), threading.RLock()
         _every.add(self)
@@ -108,6 +113,10 @@ class LearnerProcess:
             else:
                 try:
                     reply = json.loads(line)
+                    if "event" in reply:
+                        if self.on_event is not None:
+                            self.on_event(reply)
+                        continue
                     ident = reply["id"]
                     if type(ident) is not int:
                         raise TypeError(ident)

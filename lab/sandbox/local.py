@@ -12,7 +12,7 @@ import sqlite3
 import time
 
 from lab.sandbox.meeting import Meeting
-from lab.sandbox.server import slow_down_writes
+from lab.sandbox.server import Pauser, slow_down_writes
 
 
 class LocalModule:
@@ -75,6 +75,61 @@ class LocalModule:
             process.kill()
             process.join()
         return answers
+
+
+    def start(self, name, args, pause_at=None):
+        """name(*args) in a process of its own, not waited for, held before its statement number
+        `pause_at` (server.Pauser); a Forked."""
+        return Forked(getattr(self._module, name), args, pause_at)
+
+
+class Forked:
+    """A call running in a fork of this process, as remote.Started is for a learner's code."""
+
+    def __init__(self, function, args, pause_at):
+        fork = multiprocessing.get_context("fork")
+        self._messages, send = fork.Pipe(duplex=False)
+        self._resumed, self._ended = fork.Event(), None
+        self._process = fork.Process(target=_held_call, args=(function, args, pause_at, send, self._resumed), daemon=True)
+        self._process.start()
+        send.close()
+
+    def paused(self, timeout):
+        """True once the call is held, False once it ended without reaching the statement."""
+        if self._ended is None and self._messages.poll(timeout):
+            message = self._messages.recv()
+            if message.get("event") == "paused":
+                return True
+            self._ended = message
+        return False
+
+    def done(self):
+        return self._ended is not None or self._messages.poll(0)
+
+    def resume(self):
+        self._resumed.set()
+
+    def answer(self, timeout):
+        """(what the call returned or raised, the number of statements it ran)."""
+        if self._ended is None:
+            self._ended = self._messages.recv() if self._messages.poll(timeout) else {"answer": TimeoutError(f"no answer within {timeout:g} s"), "statements": None}
+        self._process.kill()
+        self._process.join()
+        return self._ended["answer"], self._ended["statements"]
+
+
+def _held_call(function, args, pause_at, send, resumed):
+    """In the forked process: count (and hold) the statements, call, send the answer, end at once."""
+    try:
+        pauser = Pauser(sqlite3, send.send, resumed)
+        pauser.arm(pause_at)
+        try:
+            answer = function(*args)
+        except Exception as error:  # noqa: BLE001 - sent back as the answer, in a form that pickles
+            answer = error if isinstance(error, NotImplementedError) else RuntimeError(f"{type(error).__name__}: {error}")
+        send.send({"answer": answer, "statements": pauser.count})
+    finally:
+        posix._exit(0)
 
 
 def _answer(function, args, start, send):

@@ -23,7 +23,7 @@ class RemoteModule:
     def __init__(self, process, functions, loaded, settings):
         self._process, self._functions, self._loaded, self._settings = process, functions, loaded, settings
         self.clean = True  # False once the process was changed for one check only, or stalled
-        self._slowed, self._racers, self._rendezvous = False, [], None
+        self._slowed, self._racers, self._spares, self._rendezvous = False, [], [], None
 
     def __getattr__(self, name):
         if name.startswith("_") or name not in self._functions:
@@ -81,11 +81,55 @@ class RemoteModule:
         sent = [racer.send("call", name=name, args=list(args)) for racer, args in zip(racers, arg_lists)]
         return [_outcome(racer, ident, timeout) for racer, ident in zip(racers, sent)]
 
+    def start(self, name, args, pause_at=None):
+        """name(*args) in a learner process of its own, not waited for, held before its statement
+        number `pause_at` (lab/sandbox/server.py: Pauser); a Started."""
+        spares = [racer for racer in self._spares if racer.alive and not getattr(racer, "busy", False)]
+        if not spares:
+            spares = _started(self._settings, self._loaded, self._slowed, 1)
+            self._spares += spares
+        return Started(spares[0], name, args, pause_at, self._settings.time_limit + GRACE)
+
     def close(self):
-        for racer in self._racers:
+        for racer in self._racers + self._spares:
             racer.kill()
         if self._rendezvous:
             self._rendezvous.close()
+
+
+class Started:
+    """A call running in a learner process of its own, as local.Forked is for the lab's code."""
+
+    def __init__(self, racer, name, args, pause_at, patience):
+        self._racer, self._held = racer, False
+        racer.busy, racer.on_event = True, self._on_event
+        racer.ask("pause", patience, at=pause_at)
+        self._ident = racer.send("call", name=name, args=list(args))
+
+    def _on_event(self, event):
+        with self._racer.arrived:
+            self._held = event["event"] == "paused"
+            self._racer.arrived.notify_all()
+
+    def paused(self, timeout):
+        """True once the call is held, False once it ended without reaching the statement."""
+        with self._racer.arrived:
+            self._racer.arrived.wait_for(lambda: self._held or self._ident in self._racer.replies or self._racer.lost, timeout)
+            return self._held
+
+    def done(self):
+        return self._ident in self._racer.replies or not self._racer.alive
+
+    def resume(self):
+        self._held = False
+        self._racer.send("resume")
+
+    def answer(self, timeout):
+        """(what the call returned or raised, the number of statements it ran)."""
+        answer = _outcome(self._racer, self._ident, timeout)
+        statements = self._racer.ask("statements", timeout)["statements"] if self._racer.alive else None
+        self._racer.busy = False
+        return answer, statements
 
 
 def _outcome(racer, ident, timeout):

@@ -14,6 +14,10 @@ Requests, each with an ``id`` the reply repeats:
            ``socket`` in the scratch folder, says who it is and waits there for the checks'
            go, then tells them its answer (claim_many's checks count them: meeting.py)
   where    the innermost line of the learner's files that each running call is at
+  pause    count the statements of sqlite3 connections opened from now on, and hold the one
+           numbered ``at`` (0 is the first; none: only count) until ``resume``, after sending
+           ``paused``: the interleaving checks run another worker's claim there
+  resume   let the held statement go on; ``statements`` answers how many ran since ``pause``
 """
 
 import functools
@@ -47,7 +51,7 @@ def main(limits):
             while data:
                 data = data[os.write(channel_out, data):]
 
-    server = Server()
+    server = Server(reply)
     workers = Workers(lambda request: reply(server.call(request)))
     for line in channel_in:
         request = json.loads(line)
@@ -89,11 +93,13 @@ def _limit(limits):
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, tell):
+        self.tell = tell  # sends a message of the learner process's own: a held call's "paused"
         self.module = types.ModuleType("lease")
         self.files = {}  # filename -> the path shown to the learner
         self.running = {}  # thread id -> True while a call runs there
         self.watcher = None
+        self.pauser = None
 
     def load(self, request):
         """Run files in order into the module; for each, its problem and the names then callable."""
@@ -136,6 +142,19 @@ class Server:
     def slow(self, request):
         slow_down_writes(sqlite3)
         return {}
+
+    def pause(self, request):
+        if self.pauser is None:
+            self.pauser = Pauser(sqlite3, self.tell)
+        self.pauser.arm(request.get("at"))
+        return {}
+
+    def resume(self, request):
+        self.pauser.resumed.set()
+        return {}
+
+    def statements(self, request):
+        return {"statements": self.pauser.count}
 
     def watch(self, request):
         self.watcher = StandIn(self.module.claim, request["socket"], request["patience"])
@@ -212,6 +231,34 @@ def slow_down_writes(sqlite):
 
     sqlite.connect = connect
     return real_connect
+
+
+class Pauser:
+    """Counts the statements that sqlite3 connections opened from now on run, and holds the one
+    numbered `at` until `resumed` is set, after telling so: another worker's call can then run
+    between any two statements of this one, at the moment a check chooses."""
+
+    def __init__(self, sqlite, tell, resumed=None):
+        self.tell, self.resumed = tell, resumed or threading.Event()
+        self.at, self.count = None, 0
+        real_connect = sqlite.connect
+
+        def connect(*args, **kwargs):
+            conn = real_connect(*args, **kwargs)
+            conn.set_trace_callback(self._before)
+            return conn
+
+        sqlite.connect = connect
+
+    def arm(self, at):
+        self.at, self.count = at, 0
+        self.resumed.clear()
+
+    def _before(self, statement):
+        number, self.count = self.count, self.count + 1
+        if number == self.at:
+            self.tell({"event": "paused"})
+            self.resumed.wait(600)
 
 
 class StandIn:

@@ -1,0 +1,187 @@
+"""The kinds of input and stored state each function's clauses tell apart, and the instrument that
+counts which of them the checks reach.
+
+PARTITIONS names, per function, each kind with a test of one call: its arguments after `path`,
+and the table just before it (id -> row, or None when the file has no jobs table). Every kind
+must be reached by the checks of that function's own step (tests/test_partitions.py runs them
+against the reference with LEASE_LAB_PARTITIONS naming a file, and the `lease` fixture records
+every call through `Recording`): counted from the calls made, never read from the checks' code.
+"""
+
+import json
+import sqlite3
+from contextlib import closing
+
+from model import COLUMNS, DEFAULTS
+
+RECORD_VARIABLE = "LEASE_LAB_PARTITIONS"
+
+
+def _target(args, rows):
+    return (rows or {}).get(args[0]) if args else None
+
+
+def _either_side(args, rows):
+    """Stored ids sort below and above the one named: a match by a range finds the wrong row."""
+    ids = rows or {}
+    return any(i < args[0] for i in ids) and any(i > args[0] for i in ids)
+
+
+def _missing_between(args, rows):
+    return args[0] not in (rows or {}) and _either_side(args, rows)
+
+
+def _at_defaults(args, rows):
+    row = _target(args, rows)
+    return row is not None and all(row[c] == v for c, v in DEFAULTS.items())
+
+
+def _leased(args, rows):
+    row = _target(args, rows)
+    return row is not None and row["owner"] is not None and not row["done"]
+
+
+def _released(args, rows):
+    row = _target(args, rows)
+    return row is not None and row["owner"] is None and row["fence"] > 0 and not row["done"]
+
+
+def _done(args, rows):
+    row = _target(args, rows)
+    return row is not None and bool(row["done"])
+
+
+def _when(compare):
+    """now (the argument at `at`) against the stored until of a leased row."""
+
+    def test(args, rows, at):
+        return _leased(args, rows) and compare(args[at], _target(args, rows)["until"])
+
+    return test
+
+
+_before, _at, _after = _when(lambda now, until: now < until), _when(lambda now, until: now == until), _when(lambda now, until: now > until)
+
+
+def _fence(kind):
+    """The fence argument (after job and owner) against the stored one, the owner being the holder."""
+
+    def test(args, rows):
+        row = _target(args, rows)
+        if row is None or row["done"] or row["owner"] != args[1]:
+            return False
+        given, stored = args[2], row["fence"]
+        return {"current": given == stored, "stale": 0 < given < stored, "future": given > stored, "zero": given == 0 and stored > 0}[kind]
+
+    return test
+
+
+def _other_owner_same_fence(args, rows):
+    row = _target(args, rows)
+    return _leased(args, rows) and row["owner"] != args[1] and row["fence"] == args[2]
+
+
+def _several_with_same_owner_and_fence(args, rows):
+    """Another stored row, not done, holds the same owner and fence as the call names."""
+    return _target(args, rows) is not None and any(
+        i != args[0] and r["owner"] == args[1] and r["fence"] == args[2] and not r["done"] for i, r in (rows or {}).items()
+    )
+
+
+def _ttl_refused(at):
+    return lambda args, rows: args[at] <= 0
+
+
+ROW_KINDS = {
+    "missing id, stored ids on either side": _missing_between,
+    "row at its defaults": _at_defaults,
+    "leased row": _leased,
+    "released row (fence kept, no owner)": _released,
+    "done row": _done,
+    "stored ids on either side of the target": lambda args, rows: _target(args, rows) is not None and _either_side(args, rows),
+}
+FENCES = {
+    "current fence": _fence("current"),
+    "stale fence (below the stored one)": _fence("stale"),
+    "future fence (above the stored one)": _fence("future"),
+    "fence 0 against an issued one": _fence("zero"),
+    "another owner with the same fence": _other_owner_same_fence,
+    "several jobs with the same owner and fence": _several_with_same_owner_and_fence,
+}
+
+
+def _times(at):
+    return {
+        "now before until": lambda args, rows: _before(args, rows, at),
+        "now at until": lambda args, rows: _at(args, rows, at),
+        "now after until": lambda args, rows: _after(args, rows, at),
+    }
+
+
+PARTITIONS = {
+    "init_db": {
+        "no table yet": lambda args, rows: rows is None,
+        "an empty table": lambda args, rows: rows == {},
+        "a table with rows": lambda args, rows: bool(rows),
+    },
+    "enqueue": {
+        "new id, stored ids on either side": _missing_between,
+        "id stored at its defaults": _at_defaults,
+        "id stored and leased": _leased,
+        "id stored and done": _done,
+    },
+    "state": {k: v for k, v in ROW_KINDS.items()},
+    "claim": {
+        "ttl 0 or below": _ttl_refused(3),
+        **ROW_KINDS,
+        **_times(2),
+    },
+    "renew": {"ttl 0 or below": _ttl_refused(4), **ROW_KINDS, **FENCES, **_times(3)},
+    "complete": {**ROW_KINDS, **FENCES, **_times(3)},
+    "release": {**ROW_KINDS, **FENCES},
+    "claim_many": {
+        "no owners": lambda args, rows: args[1] == [],
+        "one owner": lambda args, rows: len(args[1]) == 1,
+        "several owners": lambda args, rows: len(set(args[1])) > 1,
+        "an owner named twice": lambda args, rows: len(set(args[1])) < len(args[1]),
+        "ttl 0 or below": _ttl_refused(3),
+        "row at its defaults": _at_defaults,
+        "live lease": lambda args, rows: _before(args, rows, 2),
+        "expired lease": lambda args, rows: _at(args, rows, 2) or _after(args, rows, 2),
+    },
+}
+
+
+def reached(name, args, rows):
+    """The partitions of `name` that one call with these arguments, on this table, is in."""
+    return [kind for kind, test in PARTITIONS[name].items() if test(args, rows)]
+
+
+def table(path):
+    """The stored rows, id -> row, read without creating the file; None when there is no table."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)) as conn:
+            return {r[0]: dict(zip(COLUMNS, r)) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs")}
+    except sqlite3.Error:
+        return None
+
+
+class Recording:
+    """The module under test, with each call of its eight functions recorded (the check's step,
+    the function, the partitions its arguments and the table before it are in) as a JSON line."""
+
+    def __init__(self, module, step, record):
+        self._module, self._step, self._record = module, step, record
+
+    def __getattr__(self, name):
+        attribute = getattr(self._module, name)
+        if name not in PARTITIONS:
+            return attribute
+
+        def recorded(path, *args):
+            kinds = reached(name, args, table(path))
+            with open(self._record, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"step": self._step, "function": name, "partitions": kinds}) + "\n")
+            return attribute(path, *args)
+
+        return recorded
