@@ -42,5 +42,5 @@ def test_a_failing_implementation_gets_a_byte_identical_report_beside_cpu_hogs()
         loaded = lab(*arguments, str(LOADED_LIMIT))
     assert quiet.returncode == loaded.returncode == 1, quiet.stdout.decode()[-2000:]
     assert b"test_step_7_random_calls_from_arbitrary_tables_keep_the_contract" in quiet.stdout
-    assert quiet.stdout.count(b"called:   the table:") == 3  # the shrunk sequences of steps 5-7
+    assert quiet.stdout.count(b"called:   the table:") >= 3  # the shrunk sequences of steps 5-7, at least
     assert loaded.stdout == quiet.stdout
