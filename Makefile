@@ -1,12 +1,14 @@
 # The lease and fencing-token lab. `make help` lists the targets.
 #   make check-step 4          check steps 1-4 of steps/, then step 4's mutants
 #   make check-step N=4 IMPL=solutions MUTANTS=0 LAB_LANG=ja JSON=results.json
+#   make language ja           every command in Japanese from now on (LAB_LANG=en: English, once)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 IMPL ?= steps
-LAB_LANG ?= en
+# The language: LAB_LANG for one command, else what `make language` stored in .lab/language, else en.
+LAB_LANG := $(or $(LAB_LANG),$(shell cat .lab/language 2>/dev/null),en)
 MUTANTS ?= 1
 OUT ?= build/lease.py
 # make stress SECONDS=10 SEED=123 · make bench BENCH_TIME=1 (seconds per measurement; 48 of them)
@@ -15,7 +17,7 @@ SEED ?=
 BENCH_TIME ?= 0.05
 
 # `make check-step 4`, `make hint 4`: the word after the verb is the step, not a target of its own.
-ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch))
+ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch language))
   N ?= $(word 2,$(MAKECMDGOALS))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
@@ -27,69 +29,111 @@ TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
 
-.PHONY: help check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
+# `make language ja` sets the lab up in the language just chosen.
+ifeq (language,$(firstword $(MAKECMDGOALS)))
+  ifneq (,$(filter en ja,$(N)))
+    LAB_LANG := $(N)
+  endif
+endif
+ifeq (ja,$(LAB_LANG))
+  SETTING_UP := $(VENV) を準備しています (初回だけ。pyproject.toml が変わったときにもう一度)...
+  TOO_OLD := このラボには Python 3.11 以上が必要です。PYTHON=python3.11 のように指定してください
+else
+  SETTING_UP := Setting up $(VENV) (once; again only when pyproject.toml changes)...
+  TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
+endif
 
+.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
+
+# Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
+#ja help          ターゲットの一覧
 help: ## list the targets
+ifeq (ja,$(LAB_LANG))
+	@sed -n 's/^#ja \([a-z-]*\) */\1\t/p' $(MAKEFILE_LIST) | expand -t 16
+else
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
+endif
+
+#ja language      このチェックアウトのすべてのコマンドの言語を記憶する: make language ja (または en)。LAB_LANG=en で 1 回だけ変更
+language: $(STAMP) ## remember the language of every command for this checkout: make language ja (or en); LAB_LANG=… changes one command
+	@$(PY) -m lab language "$(N)"
 
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "The lab needs Python 3.11 or newer; set PYTHON=python3.11")'
-	@echo "Setting up $(VENV) (once; again only when pyproject.toml changes)..."
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(TOO_OLD)")'
+	@echo "$(SETTING_UP)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
+#ja check-step    あなたのコードのステップ 1..N を検査し、次にステップ N の変異体を実行: make check-step 4
 check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: make check-step 4
 	@$(PY) -m lab check "$(N)" $(CHECK_FLAGS)
 
+#ja check         8 つのステップすべてと、すべての変異体を検査
 check: $(STAMP) ## check all eight steps and all mutants
 	@$(PY) -m lab check all $(CHECK_FLAGS)
 
+#ja hint          ステップ N のまだ見ていない次の問い: make hint 4 (ALL=1: すべての問い)
 hint: $(STAMP) ## the next question of step N you have not seen yet: make hint 4 (ALL=1: all of them)
 	@$(PY) -m lab hint "$(N)" --lang $(LAB_LANG) $(if $(filter 1,$(ALL)),--all)
 
+#ja progress      各ステップの状態 (未着手、不合格、合格)、予想の結果、次のステップ
 progress: $(STAMP) ## every step as not started, failing or passing, your predictions, the next step
 	@$(PY) -m lab progress --lang $(LAB_LANG)
 
+#ja next          次にするステップ
 next: $(STAMP) ## the next step to do
 	@$(PY) -m lab next --lang $(LAB_LANG)
 
+#ja reset-step    ステップ N のファイルを .lab/backups/ にバックアップし、スタブに戻す: make reset-step 4
 reset-step: $(STAMP) ## save step N's files to .lab/backups/ and put the stub back: make reset-step 4
 	@$(PY) -m lab reset "$(N)" --lang $(LAB_LANG)
 
+#ja restore-step  ステップ N の最新のバックアップ (restore-step が作ったもの以外) を戻す (AT=: 別のもの。いまのファイルは先にバックアップ)
 restore-step: $(STAMP) ## bring back the newest backup of step N not made by restore-step (AT=: another one; the current files are saved first)
 	@$(PY) -m lab restore "$(N)" --lang $(LAB_LANG) $(if $(AT),--at "$(AT)")
 
+#ja backups       ステップ N のバックアップを新しい順に一覧: 時刻、作ったコマンド、中身: make backups 4
 backups: $(STAMP) ## list the backups of step N, newest first: when, what made each, what each holds: make backups 4
 	@$(PY) -m lab backups "$(N)" --lang $(LAB_LANG)
 
+#ja watch         steps/ の下が変わるたびにステップ N を検査し直す (Ctrl-C で終了): make watch 4
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
 	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
+#ja check-class   DIR の下の学習者のフォルダをすべて検査: 学習者 × ステップの表を CLASS_OUT に (.md、.csv)
 check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
 	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants)
 
+#ja artifact      IMPL を読み込める 1 つのモジュールとして OUT に書き出す (既定 build/lease.py)
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
 	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"
 
+#ja demo          ワーカー A と B の話を、IMPL の成果物の上で 2 つのプロセスが実演 (IMPL が検査に合格していること)
 demo: $(STAMP) ## the worker A/B story, live: two processes over IMPL's artifact (its checks must pass)
 	@$(PY) -m lab demo --impl "$(IMPL)" --lang $(LAB_LANG)
 
+#ja stress        IMPL に対して、プロセス、停止、時計の跳躍、SIGKILL を SECONDS 秒 (3): SEED= で同じ予定を再生
 stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SECONDS (3); SEED= replays a schedule
 	@$(PY) -m lab stress --impl "$(IMPL)" --seconds $(SECONDS) $(if $(SEED),--seed $(SEED)) --lang $(LAB_LANG)
 
+#ja bench         1〜8 プロセスでの claim/秒 と complete/秒 を素の sqlite3 と比較: 表と reports/bench/
 bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/
 	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG)
 
 mutation-report: IMPL = solutions
+#ja mutation-report IMPL (既定 solutions) の mutmut の変異体を検査にかけ、キルマトリクスつきで: reports/mutation/
 mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
 	@$(PY) -m lab mutation --impl "$(IMPL)" --lang $(LAB_LANG)
 
+#ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest
 
+#ja test-attacks  クラスの採点への攻撃をすべての種類、対照と一緒に 1 回で採点
 test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run
 	$(PY) -m pytest tests/test_grader_attacks.py --all-attacks
 
+#ja clean         仮想環境とビルドの出力を削除
 clean: ## remove the virtual environment and build outputs
 	rm -rf $(VENV) build reports .mutmut-stage

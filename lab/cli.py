@@ -21,6 +21,7 @@ from lab.model.implementation import UsageError, assemble, read
 from lab.learner import commands as learner
 from lab.learner.compared import Seen
 from lab.learner.verdicts import keys_before_check, record_check
+from lab.text.language import chosen
 from lab.text.messages import say
 from lab.model.mutants import MutantError
 from lab.running.runner import LabBroken
@@ -60,7 +61,7 @@ def build_parser():
     check.add_argument("step", nargs="?", default="", help="a step from 1 to 8 (checks steps 1..N), or 'all'")
     check.add_argument("--impl", default="steps", help="a steps-like folder or one .py file (default: steps)")
     check.add_argument("--no-mutants", action="store_true", help="skip the mutants")
-    check.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the report")
+    check.add_argument("--lang", choices=LANGUAGES, default=chosen(), help="language of the report (default: $LAB_LANG, else `make language`'s choice, else en)")
     check.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
     check.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
@@ -72,7 +73,7 @@ def build_parser():
     klass = verbs.add_parser("class", help="check every learner folder under DIR; write a table learner x step")
     klass.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
     klass.add_argument("--out", default=str(LAB_ROOT / "reports" / "class"), help="where class.md, class.csv and learners/*.json go")
-    klass.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the table")
+    klass.add_argument("--lang", choices=LANGUAGES, default=chosen(), help="language of the table (default: $LAB_LANG, else `make language`'s choice, else en)")
     klass.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
     klass.add_argument("--budget", type=float, default=120.0, metavar="SECONDS", help="time one learner's whole run may take")
     klass.add_argument("--jobs", type=int, default=0, help="learners checked at once (default: one per core)")
@@ -106,7 +107,7 @@ def main(argv=None):
         print(error, file=sys.stderr)
         return ExitStatus.USAGE
     except (LabBroken, MutantError) as error:
-        print(say("lab_broken", getattr(arguments, "lang", "en"), error=error), file=sys.stderr)
+        print(say("lab_broken", getattr(arguments, "lang", chosen()), error=error), file=sys.stderr)
         return ExitStatus.LAB_BROKEN
 
 

@@ -46,6 +46,7 @@ def english_words(text):
     for line in text.splitlines():
         if re.match(r"\s*[-+] ", line):  # a diff of code or of values
             continue
+        line = re.sub(r" -> .*", " ", line)  # what a call returned or raised: the code's own words
         for pattern in CODE:
             line = re.sub(pattern, " ", line)
         for token in line.split():

@@ -6,7 +6,6 @@ do the work are imported only for the verb that needs them.
 """
 
 import argparse
-import os
 import sys
 
 from lab.model.course import LANGUAGES
@@ -14,6 +13,7 @@ from lab.field import artifact_cli
 from lab.field.artifact import ArtifactBroken, resolve
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
+from lab.text.language import chosen
 from lab.text.messages import words_of
 
 VERBS = {
@@ -32,13 +32,12 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def default_lang():
-    lang = os.environ.get("LAB_LANG", "en")
-    return lang if lang in LANGUAGES else "en"
+    return chosen()
 
 
 def _common(parser):
     parser.add_argument("--impl", default="steps", help="a steps-like folder or one .py file (default: steps; 'solutions' is the reference)")
-    parser.add_argument("--lang", choices=LANGUAGES, default=default_lang(), help="language of the output (default: $LAB_LANG or en)")
+    parser.add_argument("--lang", choices=LANGUAGES, default=default_lang(), help="language of the output (default: $LAB_LANG, else `make language`'s choice, else en)")
 
 
 def build_parser():

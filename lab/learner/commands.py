@@ -5,12 +5,12 @@ is one line on stderr and exit status 2, never a traceback; each verb's module d
 """
 
 import argparse
-import os
 import sys
 
 from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
+from lab.text.language import chosen
 from lab.text.messages import words_of
 
 VERBS = {
@@ -21,6 +21,7 @@ VERBS = {
     "restore": "save step N's files, then bring back the newest backup that restore did not make (--at: another one)",
     "backups": "list the backups of step N, newest first: when, what made each, what each holds",
     "watch": "check step N again whenever a file under steps/ changes (Ctrl-C stops)",
+    "language": "remember the language of every command for this checkout: language ja (or en); LAB_LANG overrides it once",
 }
 WITH_STEP = {"hint", "reset", "restore", "watch", "backups"}
 
@@ -33,12 +34,13 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser():
     parser = OneLineParser(prog="python -m lab")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=OneLineParser)
-    default = os.environ.get("LAB_LANG", "en")
     for verb, text in VERBS.items():
         sub = verbs.add_parser(verb, help=text, description=text)
         if verb in WITH_STEP:
             sub.add_argument("step", nargs="?", default="")
-        sub.add_argument("--lang", choices=LANGUAGES, default=default if default in LANGUAGES else "en")
+        if verb == "language":
+            sub.add_argument("choice", nargs="?", default="")
+        sub.add_argument("--lang", choices=LANGUAGES, default=chosen())
     verbs.choices["hint"].add_argument("--all", action="store_true", help="every question of the step")
     verbs.choices["restore"].add_argument("--at", default="", help="the backup to bring back: its folder name or its number in `make backups N`")
     watch = verbs.choices["watch"]
@@ -52,6 +54,8 @@ def main(argv, root=LAB_ROOT):
     try:
         arguments = build_parser().parse_args(argv)
         step = _step(arguments) if arguments.verb in WITH_STEP else None
+        if arguments.verb == "language":
+            return _language(arguments.choice.strip(), arguments.lang, root)
     except UsageError as error:
         print(error, file=sys.stderr)
         return ExitStatus.USAGE
@@ -83,6 +87,20 @@ def _dispatch(arguments, step, root):
 
     flags = ["--time-limit", arguments.time_limit] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
     return watch(step, flags, lang, root), []
+
+
+def _language(choice, lang, root):
+    """`make language ja`: remember the choice in .lab/language, and say so in the chosen language."""
+    from lab.text.language import remember
+
+    if choice not in LANGUAGES:
+        if choice:
+            raise UsageError(words_of("learner", lang)("language_usage", choice=choice))
+        print(words_of("learner", lang)("language_now"))
+        return ExitStatus.ALL_PASS
+    remember(choice, root)
+    print(words_of("learner", choice)("language_set"))
+    return ExitStatus.ALL_PASS
 
 
 def _step(arguments):

@@ -6,6 +6,7 @@ prediction, so that progress stays fast. A prediction not run yet says so and na
 
 from lab import cache
 from lab.model.mutants import load_mutants
+from lab.text.language import typed
 from lab.text.messages import words_of
 
 DEFAULT_TIME_LIMIT = 10.0  # the Makefile's TIME_LIMIT: the key lab/grading/predictions.py caches under
@@ -25,7 +26,7 @@ def prediction_line(steps_dir, step, lang="en"):
         return words("prediction_none")
     found = _cached(predictions, step, text, lang)
     if found is None:
-        return words("prediction_written") + f" (`make check-step {step.number}`)"
+        return words("prediction_written") + typed(f" (`make check-step {step.number}`)", lang)
     return words("prediction_result", result=_phrase(predictions, found, lang))
 
 

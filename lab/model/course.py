@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from lab.text.language import LANGUAGES
 from lab.text.messages import say
 
 LAB_ROOT = Path(__file__).resolve().parent.parent.parent
-LANGUAGES = ("en", "ja")
 FORMAT_VERSION = 1  # the course.toml format this lab reads
 
 # A clause is one bullet of a contract file: "- **C4.5** Otherwise ... returns the new fence."

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lab.model.course import LAB_ROOT, LANGUAGES
 from lab.model.implementation import UsageError
+from lab.text.language import chosen
 from lab.text.messages import say
 from lab.mutation import html, stryker, text
 from lab.mutation.build import build
@@ -39,7 +40,7 @@ def main(argv=None):
     parser.add_argument("--impl", default="solutions", help="a steps-like folder or one .py file (default: solutions)")
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
     parser.add_argument("--ledger", default=str(LEARNER_LEDGER), help="your own reviewed equivalents, read for any IMPL but the reference")
-    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the summary, report.md and index.html")
+    parser.add_argument("--lang", choices=LANGUAGES, default=chosen(), help="language of the summary, report.md and index.html (default: $LAB_LANG, else `make language`'s choice, else en)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
     try:
         args = parser.parse_args(argv)

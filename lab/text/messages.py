@@ -10,6 +10,8 @@ language of the report. A key inside a [table] is named table.key: say("report.s
 import tomllib
 from pathlib import Path
 
+from lab.text.language import typed
+
 TEXTS = Path(__file__).resolve().parent
 
 
@@ -26,12 +28,14 @@ def _load(path):
         return dict(_flat(tomllib.load(handle)))
 
 
-CATALOGUE = {path.stem: _load(path) for path in sorted(TEXTS.glob("*.toml"))}
+# One file per language, named by its code (glossary.toml beside them is the vocabulary, not a language).
+CATALOGUE = {path.stem: _load(path) for path in sorted(TEXTS.glob("??.toml"))}
 
 
 def say(key, lang="en", **values):
-    """The text of key in lang (English for a language the lab has no text in), filled in."""
-    return CATALOGUE.get(lang, CATALOGUE["en"])[key].format(**values)
+    """The text of key in lang (English for a language the lab has no text in), filled in; a make
+    command in it carries LAB_LANG when lang is not the language this checkout remembers."""
+    return typed(CATALOGUE.get(lang, CATALOGUE["en"])[key].format(**values), lang)
 
 
 def words_of(table, lang="en"):
