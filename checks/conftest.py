@@ -12,6 +12,9 @@ from hypothesis.internal.conjecture import engine
 from partitions import RECORD_VARIABLE, Recording
 
 from lab.model.course import step_of_check
+from lab.model.implementation import load, read
+from lab.model.mutants import SOLUTIONS_DIR
+from lab.sandbox.local import LocalModule
 from lab.model.targets import Plan, Target
 from support import open_db
 
@@ -106,6 +109,16 @@ def lease(request):
     with request.param.opened(step, PLAN) as module:
         # tests/test_partitions.py counts the kinds of input each step's checks reach (partitions.py).
         yield Recording(module, step, record) if record else module
+
+
+@pytest.fixture
+def another_worker():
+    """A worker the learner did not write: the reference, whose calls run in processes of their
+    own (lab/sandbox/local.py). Racing the learner's code against it, only the database's write
+    lock can keep the two apart, as the contracts say; a lock of the learner's own cannot."""
+    module = LocalModule(load(read(SOLUTIONS_DIR, label="another worker")).module)
+    yield module
+    module.close()
 
 
 @pytest.fixture

@@ -39,8 +39,10 @@ SCENARIOS = {
 }
 
 
-def check_interleavings(lease, new_db, name, clause):
-    """Race a claim against `name` between each two of its statements; fail naming `clause`."""
+def check_interleavings(lease, new_db, name, clause, other):
+    """Race another worker's claim (`other`: code the learner did not write, so that only the
+    database can keep the two apart) against `name` between each two of its statements; fail
+    naming `clause`."""
     stored, args, claim_args = SCENARIOS[name]
     called, claimed = describe(name, ("db", *args)), describe("claim", ("db", *claim_args))
     orders = _serial_orders(stored, (name, args), ("claim", claim_args))
@@ -50,7 +52,7 @@ def check_interleavings(lease, new_db, name, clause):
         raise NotImplementedYet(called)
     for k in range(min(statements or 0, MOST_STATEMENTS)):
         db = _prepared(new_db, stored)
-        got = _interleaved(lease, db, (name, (db, *args)), ("claim", (db, *claim_args)), k, called)
+        got = _interleaved(lease, other, db, (name, (db, *args)), ("claim", (db, *claim_args)), k, called)
         if got is None:
             continue
         if not any(all(_same(g, w) for g, w in zip(got, want)) and got[2] == want[2] for want in orders.values()):
@@ -73,7 +75,7 @@ def _serial_orders(stored, call, claim):
     return orders
 
 
-def _interleaved(lease, db, call, claim, k, called):
+def _interleaved(lease, other, db, call, claim, k, called):
     """(the call's answer, the claim's, the stored row) with the claim run at statement k of the
     call; None when the call holds the write lock there (no claim can come in)."""
     held = lease.start(*call, pause_at=k)
@@ -86,11 +88,11 @@ def _interleaved(lease, db, call, claim, k, called):
         held.answer(TIMEOUT)
         return None
     if lock is None:
-        (claimed,) = lease.race(claim[0], [claim[1]], TIMEOUT)
+        (claimed,) = other.race(claim[0], [claim[1]], TIMEOUT)
         held.resume()
         answer, _ = held.answer(TIMEOUT)
     else:
-        racing = lease.start(*claim)
+        racing = other.start(*claim)
         deadline = time.monotonic() + TIMEOUT
         while not racing.done() and not _waiting_to_commit(db) and time.monotonic() < deadline:
             time.sleep(0.002)

@@ -95,9 +95,9 @@ def test_renew_of_a_missing_job_is_false(lease, db):
 
 
 @pytest.mark.clause("C5.6")
-def test_a_claim_from_another_process_between_any_two_statements_of_renew_comes_wholly_before_or_after_it(lease, new_db):
+def test_a_claim_from_another_process_between_any_two_statements_of_renew_comes_wholly_before_or_after_it(lease, new_db, another_worker):
     # Held before each of its statements in turn while B claims in another process (interleavings.py).
-    check_interleavings(lease, new_db, "renew", "C5.6")
+    check_interleavings(lease, new_db, "renew", "C5.6", another_worker)
 
 # Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
 test_step_5_random_calls_from_arbitrary_tables_keep_the_contract = model_check(5, "C5.1", "C5.2", "C5.3", "C5.4", "C5.5")

@@ -65,9 +65,9 @@ def test_release_of_a_missing_job_is_false(lease, db):
 
 
 @pytest.mark.clause("C7.5")
-def test_a_claim_from_another_process_between_any_two_statements_of_release_comes_wholly_before_or_after_it(lease, new_db):
+def test_a_claim_from_another_process_between_any_two_statements_of_release_comes_wholly_before_or_after_it(lease, new_db, another_worker):
     # Held before each of its statements in turn while B claims in another process (interleavings.py).
-    check_interleavings(lease, new_db, "release", "C7.5")
+    check_interleavings(lease, new_db, "release", "C7.5", another_worker)
 
 # Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
 test_step_7_random_calls_from_arbitrary_tables_keep_the_contract = model_check(7, "C7.1", "C7.2", "C7.3", "C7.4")

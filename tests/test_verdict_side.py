@@ -376,3 +376,36 @@ def test_in_a_class_the_predictions_see_neither_the_targets_nor_the_classmates(t
     assert caught["control"].caught("m4-expired-counts-as-live")
     assert caught["by-id"].status == predictions.WRITTEN and caught["by-id"].caught_count == 0
     assert caught["reads-classmates"].status == predictions.WRITTEN and caught["reads-classmates"].caught_count == 0
+
+
+CLAIM_UNDER_FLOCK = '''
+import fcntl, os, sqlite3
+from contextlib import closing
+
+
+def claim(path, job_id, owner, now, ttl):
+    """No transaction: a read, then a write, kept apart from other claims by a lock file of its own."""
+    if ttl <= 0:
+        raise ValueError("ttl must be positive")
+    with open(path + ".claim-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+            found = conn.execute("SELECT until, fence, done FROM jobs WHERE id=?", (job_id,)).fetchone()
+            if found is None or found[2] or found[0] > now:
+                return None
+            conn.execute("UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?", (owner, now + ttl, found[1] + 1, job_id))
+            return found[1] + 1
+'''
+
+
+def test_a_claim_kept_apart_by_a_lock_of_its_own_loses_against_another_workers_claim(tmp_path):
+    """The attack: claims serialised by fcntl.flock on a side file, no transaction, passed C4.6;
+    a renew or complete committed between its read and its write was lost. Mutual exclusion must
+    come from the database: the checks race it against a worker that does not know the lock."""
+    impl = tmp_path / "steps"
+    shutil.copytree(LAB_ROOT / "solutions", impl)
+    step_file = impl / STEP_4.dir / "step.py"
+    step_file.write_text(step_file.read_text(encoding="utf-8") + CLAIM_UNDER_FLOCK, encoding="utf-8")
+    results = run([Target("flock", (4,), impl=str(impl))], time_limit=10)
+    failing = {r.check for r in results if r.status != "passed"}
+    assert failing and failing <= {r.check for r in results if set(r.clauses) & {"C4.6", "C4.7"}}, failing
