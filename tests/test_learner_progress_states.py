@@ -23,7 +23,12 @@ def _git(folder, *arguments):
 @pytest.mark.parametrize(("done", "committed"), [(4, False), (8, True)], ids=["half-done", "done-and-committed"])
 def test_the_self_test_of_the_stubs_passes_whatever_steps_holds(tmp_path, done, committed):
     copy = tmp_path / "lab"
-    shutil.copytree(LAB_ROOT, copy, ignore=shutil.ignore_patterns(".venv", "build", "reports", ".mutmut-stage", "__pycache__"))
+    shutil.copytree(LAB_ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv", "build", "reports", ".mutmut-stage", "__pycache__"))
+    # A history of the copy's own: copied, the .git of a linked worktree (a file naming the shared
+    # repository) would make the commit below land on this checkout's branch.
+    _git(copy, "init", "--quiet")
+    _git(copy, "fetch", "--quiet", str(LAB_ROOT), "HEAD")
+    _git(copy, "reset", "--quiet", "FETCH_HEAD")
     for step in load_course()[:done]:
         shutil.copy(LAB_ROOT / "solutions" / step.dir / "step.py", copy / "steps" / step.dir / "step.py")
     if committed:
