@@ -50,6 +50,8 @@ def check_interleavings(lease, new_db, name, clause, other):
     answer, statements = lease.start(name, (db, *args)).answer(TIMEOUT)
     if isinstance(answer, NotImplementedError):
         raise NotImplementedYet(called)
+    if statements is None:  # the process running the call ended or stalled: nothing to interleave
+        raise ClauseBroken(clause, explain(called, answer, en="an answer, alone and unhurried", ja="単独で呼んだときの答え"))
     for k in range(min(statements or 0, MOST_STATEMENTS)):
         db = _prepared(new_db, stored)
         got = _interleaved(lease, other, db, (name, (db, *args)), ("claim", (db, *claim_args)), k, called)

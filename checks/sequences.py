@@ -100,7 +100,8 @@ CALLS = {
 # construction, whatever the 30 drawn examples reach: a row at its defaults, two leases of the
 # same owner and fence, a released row and a done one, ids on either side of the target and a
 # missing id between stored ones; each aim (a stale, future and zero fence, another owner, now at
-# and after until) on a lease with fence 2; the calls that change a row come last.
+# and after until) on a lease with fence 2; the calls that change a row come last, and a refused
+# ttl after them (its ValueError's words are the code's own, shown only when it is reached).
 COVERING_TABLE = [
     {"id": "C"},
     {"id": "a", "owner": "A", "until": 10.0, "fence": 2},
@@ -119,17 +120,17 @@ _ROWS = ("b", "C", "e", "f")  # missing between a and c, at its defaults, releas
 COVERING = {
     "enqueue": [_on(j, "enqueue") for j in ("C", "c", "f", "b")],
     "state": [_on(j, "state") for j in ("b", "C", "a", "e", "f")],
-    "claim": [_on("c", "claim", ttl=5.0), _on("c", "claim", ttl=0), *(_on(j, "claim", ttl=5.0) for j in _ROWS),
-              _on("a", "claim", "expired", ttl=5.0), _on("c", "claim", "at expiry", ttl=5.0)],
-    "renew": [*(_on("c", "renew", aim, ttl=5.0) for aim in (*_REFUSED_AIMS, "at expiry", "expired")), _on("c", "renew", ttl=-1.0),
-              *(_on(j, "renew", ttl=5.0) for j in _ROWS), _on("c", "renew", ttl=5.0), _on("a", "renew", ttl=5.0)],
+    "claim": [_on("c", "claim", ttl=5.0), *(_on(j, "claim", ttl=5.0) for j in _ROWS),
+              _on("a", "claim", "expired", ttl=5.0), _on("c", "claim", "at expiry", ttl=5.0), _on("c", "claim", ttl=0)],
+    "renew": [*(_on("c", "renew", aim, ttl=5.0) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
+              *(_on(j, "renew", ttl=5.0) for j in _ROWS), _on("c", "renew", ttl=5.0), _on("a", "renew", ttl=5.0), _on("c", "renew", ttl=-1.0)],
     "complete": [*(_on("c", "complete", aim) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
                  *(_on(j, "complete") for j in _ROWS), _on("c", "complete"), _on("a", "complete")],
     "release": [*(_on("c", "release", aim) for aim in _REFUSED_AIMS), *(_on(j, "release") for j in _ROWS),
                 _on("a", "release"), _on("c", "release")],
     "claim_many": [_on("c", "claim_many", owners=["A", "B"], ttl=5.0), _on("C", "claim_many", owners=[], ttl=5.0),
-                   _on("C", "claim_many", owners=["B"], ttl=0), _on("C", "claim_many", owners=["A", "A", "B"], ttl=5.0),
-                   _on("a", "claim_many", "expired", owners=["B", "b"], ttl=5.0), _on("c", "claim_many", "at expiry", owners=["zed"], ttl=5.0)],
+                   _on("C", "claim_many", owners=["A", "A", "B"], ttl=5.0), _on("a", "claim_many", "expired", owners=["B", "b"], ttl=5.0),
+                   _on("c", "claim_many", "at expiry", owners=["zed"], ttl=5.0), _on("e", "claim_many", owners=["B"], ttl=0)],
 }
 
 

@@ -35,8 +35,21 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: runs the lab's commands end to end in child processes, some beside CPU hogs")
 
 
+# The modules whose tests run the lab's commands or its checks in child processes (seconds to
+# minutes each); a test elsewhere can be marked e2e on its own.
+E2E_MODULES = {
+    "test_broken_learner_code", "test_checks_stay_in_their_scratch", "test_classroom", "test_cli", "test_field",
+    "test_grader_attacks", "test_independent_implementations", "test_kill_matrix", "test_learner_commands",
+    "test_learner_path", "test_learner_progress_states", "test_learner_texts", "test_mutation_language",
+    "test_mutation_report_of_learner_code", "test_mutation_stage", "test_partitions", "test_predictions", "test_reach",
+    "test_results_formats", "test_same_words", "test_tamper_proof_grading",
+}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every test not marked e2e is in the fast tier: `pytest -m fast` needs no list to keep."""
+    """Each test is in one tier: e2e (its module's, or its own mark), else fast."""
     for item in items:
+        if item.module.__name__.rpartition(".")[2] in E2E_MODULES:
+            item.add_marker("e2e")
         if item.get_closest_marker("e2e") is None:
             item.add_marker("fast")
