@@ -23,6 +23,10 @@ class Submission:
     seconds: float = 0.0
     predictions: list | None = None  # predictions.Prediction per step; None: not run (no mutants)
     credit: dict = field(default_factory=dict)  # step -> the results of its credit (lab/grading/credit.py)
+    digest: str = ""  # of the files the grader read (lab/grading/regrade.py)
+    commit: str = ""  # HEAD of a git checkout
+    cached: bool = False  # unchanged since it was last graded: its results were kept
+    budget_used: bool = False  # its BUDGET ran out before every check and prediction ran
 
 
 def find_submissions(root):
