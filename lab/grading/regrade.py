@@ -62,6 +62,10 @@ def load(submission, cache_key):
 
 
 def keep(submission, cache_key):
+    """Store a learner's results; an entry already there is left as it is (the class run's
+    integrity check lets cache entries be added during a run, never changed)."""
+    if cache.get(NAMESPACE, cache_key) is not None:
+        return
     cache.set(NAMESPACE, cache_key, {
         "results": [asdict(r) for r in submission.results],
         "credit": {str(n): [asdict(r) for r in rs] for n, rs in submission.credit.items()},
