@@ -78,6 +78,8 @@ def build_parser():
     klass.add_argument("--budget", type=float, default=120.0, metavar="SECONDS", help="time one learner's whole run may take")
     klass.add_argument("--jobs", type=int, default=0, help="learners checked at once (default: one per core)")
     klass.add_argument("--no-mutants", action="store_true", help="skip the kill matrix")
+    klass.add_argument("--no-bom", action="store_true", help="write class.csv and grades.csv as plain UTF-8, without a byte-order mark")
+    klass.add_argument("--regrade-all", action="store_true", help="grade every learner again, even those unchanged since the last run")
     artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
     artifact.add_argument("--impl", default="steps")
     artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
@@ -136,15 +138,28 @@ def run_class(arguments):
     root = Path(arguments.dir)
     if not arguments.dir or not root.is_dir():
         raise UsageError(say("command.class_dir", arguments.lang, dir=arguments.dir))
+    if classroom.is_one_learner(root):
+        raise UsageError(say("class.is_a_learner", arguments.lang, dir=arguments.dir))
     if not confinement.available():  # a class's verdicts must hold against code that cheats
         raise UsageError(say("needs_bubblewrap", arguments.lang))
+    if arguments.no_mutants:
+        print(say("class.no_predictions", arguments.lang))
+
+    def progress(submission, done, count):
+        print(classroom.progress_line(submission, done, count, arguments.lang), flush=True)
+
     outcome = classroom.check_class(
-        root.resolve(), arguments.time_limit, arguments.lang, arguments.budget, arguments.jobs or None, not arguments.no_mutants
+        root.resolve(), arguments.time_limit, arguments.lang, arguments.budget, arguments.jobs or None, not arguments.no_mutants,
+        use_cache=not arguments.regrade_all, on_done=progress,
     )
-    markdown, table = classroom.write(outcome, arguments.out, arguments.lang)
+    markdown, table = classroom.write(outcome, arguments.out, arguments.lang, bom=not arguments.no_bom)
     for row in classroom.table(outcome, arguments.lang)[1:]:
         print(row[-1])
-    print(f"{markdown}\n{table}")
+    if outcome.changes:
+        print("\n".join([say("class.changes_heading", arguments.lang), *outcome.changes]))
+    elif outcome.changes is not None:
+        print(say("class.no_changes", arguments.lang))
+    print(f"{markdown}\n{table}\n{Path(arguments.out) / 'grades.csv'}")
     return outcome.exit_status
 
 

@@ -2,8 +2,10 @@
 learner x step as Markdown and CSV, one line per learner, and the kill matrix once."""
 
 import csv
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from learner_folders import fingerprint, make_learner
@@ -14,6 +16,8 @@ from lab.model.course import LAB_ROOT
 from lab.running.runner import run
 from lab.model.status import ExitStatus
 from lab.model.targets import Target
+from lab.model.course import load_course
+from lab.model.mutants import load_mutants
 
 CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
     "ada": ("complete", True),
@@ -21,6 +25,25 @@ CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
     "cho": ("syntax_error", False),
     "eve": ("tampering", True),
 }
+# Learners whose only bug is one mutant of one step: a bug counts once, at its own step.
+ONE_BUG = {"bug4": "m4-expired-counts-as-live", "bug5": "m5-stale-fence-renews", "bug8": "m8-only-the-first-owner"}
+
+
+def with_one_bug(folder, mutant_id):
+    steps = make_learner(folder, "complete", checkout=False)
+    mutant = next(m for m in load_mutants() if m.id == mutant_id)
+    file = steps / load_course()[mutant.edits_step - 1].dir / "step.py"
+    file.write_text(file.read_text().replace(mutant.find, mutant.replace, 1))
+    return mutant.step
+
+
+def run_class(root, out, *more):
+    arguments = ["class", str(root), "--out", str(out), "--time-limit", "10", "--no-mutants", *more]
+    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=600)
+
+
+def read_csv(path):
+    return list(csv.reader(path.open(encoding="utf-8-sig")))
 
 
 @pytest.fixture(scope="module")
@@ -28,21 +51,29 @@ def class_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
     for name, (kind, checkout) in CLASS.items():
         make_learner(root / name, kind, checkout)
+    for name, mutant_id in ONE_BUG.items():
+        with_one_bug(root / name, mutant_id)
     (root / "gus").mkdir()  # handed in nothing
     (root / "notes.txt").write_text("not a learner")
     before = fingerprint(root)
     out = tmp_path_factory.mktemp("out")
-    arguments = ["class", str(root), "--out", str(out), "--time-limit", "10", "--no-mutants"]
-    done = subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
-    rows = list(csv.reader((out / "class.csv").open(encoding="utf-8")))
+    done = run_class(root, out, "--regrade-all")
+    rows = read_csv(out / "class.csv")
     return done, {row[0]: row for row in rows[1:]}, rows[0], out, before, fingerprint(root)
+
+
+@pytest.fixture(scope="module")
+def gradebook(class_run):
+    _, _, _, out, _, _ = class_run
+    header, *rows = read_csv(out / "grades.csv")
+    return {row[1]: dict(zip(header, row)) for row in rows}
 
 
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
     assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
-    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "predictions", "summary"]
-    assert sorted(rows) == ["ada", "ben", "cho", "eve", "gus"]
+    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "credit", "time", "predictions", "summary"]
+    assert sorted(rows) == ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve", "gus"]
 
 
 def test_each_cell_says_passed_failed_or_error(class_run):
@@ -84,3 +115,78 @@ def test_a_learner_out_of_budget_gets_the_rest_reported_not_run(tmp_path):
     results = run([Target("slow", (5,), impl=str(impl))], time_limit=1, budget=2.5)
     assert results and all(r.status in ("timeout", "passed") for r in results)
     assert any("time budget of 2.5 s" in r.message for r in results)
+
+
+@pytest.mark.parametrize("name", sorted(ONE_BUG))
+def test_a_bug_counts_once_at_its_own_step(class_run, gradebook, name):
+    """The course verdict fails every later step that calls the broken function; the credit
+    fails only the step whose function is broken, and its cell names a clause of that step."""
+    _, rows, _, out, _, _ = class_run
+    step = next(m.step for m in load_mutants() if m.id == ONE_BUG[name])
+    book = gradebook[name]
+    assert [int(book[f"step{n}_credit"]) for n in range(1, 9)] == [int(n != step) for n in range(1, 9)]
+    assert book["points"] == "7" and book["max_points"] == "8" and book["furthest_step"] == str(step - 1)
+    assert rows[name][9] == "7/8"
+    markdown = (out / "class.md").read_text(encoding="utf-8")
+    line = next(line for line in markdown.splitlines() if line.startswith(f"| {name} |"))
+    credit_cell = line.split(" | ")[1 + step].split(" · ")[0]
+    assert credit_cell.startswith(("failed at C", "error:")) and f"C{step}." in credit_cell or credit_cell.startswith("error:")
+    if step < 8:  # the course's verdict still fails the later steps that call the broken function
+        assert any(rows[name][n] != "passed" for n in range(step + 1, 9))
+
+
+def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_run, gradebook):
+    _, _, _, out, _, _ = class_run
+    assert (out / "grades.csv").read_bytes().startswith(b"\xef\xbb\xbfl")
+    assert gradebook["ada"]["points"] == "8" and gradebook["ada"]["step4_checks_passed"] == gradebook["ada"]["step4_checks"] != "0"
+    assert gradebook["ben"]["points"] == "4" and gradebook["ben"]["step5_credit"] == "0"
+    assert gradebook["ada"]["learner_id"] == gradebook["ada"]["learner_id"] and gradebook["ada"]["learner_id"] != gradebook["ben"]["learner_id"]
+    assert float(gradebook["ada"]["seconds"]) > 0 and gradebook["ada"]["budget_used_up"] == "no"
+    assert gradebook["ada"]["step4_prediction"] == "not_run"  # --no-mutants
+    assert gradebook["gus"]["problem"].startswith("no steps/ folder") and gradebook["gus"]["points"] == "0"
+
+
+def test_feedback_files_name_the_learners_files_never_the_graders(class_run):
+    _, _, _, out, _, _ = class_run
+    text = (out / "feedback" / "bug5.md").read_text(encoding="utf-8")
+    assert "Credit: 7 of 8 steps" in text and "C5.4" in text and "renew(db" in text
+    assert str(out.parent) not in text and str(LAB_ROOT) not in text and "/run/lease-lab" not in text
+
+
+def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run, tmp_path):
+    done, _, _, out, _, _ = class_run
+    assert done.stdout.index("] ada: credit 8/8") < done.stdout.index("ada: 8/8 steps pass")  # progress, as each finishes
+    root = Path(done.args[4])
+    again = run_class(root, out)
+    assert again.returncode == ExitStatus.SOME_FAIL and "No learner's verdicts changed since the previous run." in again.stdout
+    header, *rows = read_csv(out / "grades.csv")
+    assert {row[1]: row[header.index("cached")] for row in rows if row[1] != "gus"} == dict.fromkeys(["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve"], "yes")
+    copy = tmp_path / "class"
+    shutil.copytree(root, copy)
+    mutant = next(m for m in load_mutants() if m.id == ONE_BUG["bug4"])
+    file = copy / "bug4" / "04-claim" / "step.py"
+    file.write_text(file.read_text().replace(mutant.replace, mutant.find))
+    fixed = run_class(copy, out)
+    header, *rows = read_csv(out / "grades.csv")
+    cached = {row[1]: row[header.index("cached")] for row in rows if row[1] != "gus"}
+    assert cached.pop("bug4") == "no" and set(cached.values()) == {"yes"}
+    assert "bug4: changed (credit 7 -> 8 of 8)" in fixed.stdout
+    assert len(list((out / "runs").iterdir())) == 3 and (out / "latest" / "grades.csv").is_file()
+
+
+def test_a_used_up_budget_reads_as_such_not_as_the_learners_code_hanging(tmp_path):
+    make_learner(tmp_path / "class" / "ada", "complete", checkout=False)
+    done = run_class(tmp_path / "class", tmp_path / "out", "--budget", "3", "--regrade-all")
+    header, row = read_csv(tmp_path / "out" / "grades.csv")
+    assert dict(zip(header, row))["budget_used_up"] == "yes", done.stdout + done.stderr
+    cells = read_csv(tmp_path / "out" / "class.csv")[1]
+    assert "not run: the learner's time budget (BUDGET) was used up" in cells and not any(c.startswith("timed out") for c in cells)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_dir_that_is_one_learners_folder_is_refused_in_one_line(tmp_path, lang):
+    make_learner(tmp_path / "ada", "complete", checkout=True)
+    done = subprocess.run([sys.executable, "-m", "lab", "class", str(tmp_path / "ada"), "--lang", lang, "--out", str(tmp_path / "out")],
+                          cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == ExitStatus.USAGE and len(done.stderr.strip().splitlines()) == 1
+    assert ("one learner's folder" if lang == "en" else "1 人の学習者のフォルダ") in done.stderr and "Traceback" not in done.stderr

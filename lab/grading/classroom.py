@@ -10,16 +10,19 @@ results JSON per learner.
 """
 
 import csv
+import json
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import predictions
+from lab.grading import credit, feedback, gradebook, predictions, regrade
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
+from lab.model.implementation import STEP_FILE
 from lab.model.mutants import load_mutants
 from lab.model.status import CheckStatus, ExitStatus
 from lab.reporters import results_json
@@ -34,6 +37,7 @@ class ClassRun:
     verdicts: list
     seconds: float
     lab_problems: list = field(default_factory=list)
+    changes: list | None = None  # learners whose verdicts moved since the previous run (None: no previous run)
 
     @property
     def exit_status(self):
@@ -43,12 +47,14 @@ class ClassRun:
         return ExitStatus.ALL_PASS if everyone else ExitStatus.SOME_FAIL
 
 
-def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True):
+def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None):
     """Check every submission under root on every step; the kill matrix once for all.
 
     Learner code runs only inside bubblewrap (lab/sandbox/): the caller refuses to grade
     without it. The lab's own files are fingerprinted before and after: any change is a lab
-    problem, and the run fails loudly.
+    problem, and the run fails loudly. A submission whose files and lab are unchanged since it
+    was last graded is not run again (lab/grading/regrade.py). on_done(submission, done, count)
+    is called as each learner is finished.
     """
     started = time.monotonic()
     before = integrity.fingerprint()
@@ -56,10 +62,35 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     submissions = find_submissions(root)
     every_mutant = load_mutants() if mutants else []
     jobs = jobs or os.cpu_count() or 1
+    lab = regrade.lab_digest()
+    settings = (float(time_limit), budget, lang, bool(mutants))
+    finished, lock = [], threading.Lock()
+
+    def grade(submission):
+        try:
+            if submission.impl is not None:
+                submission.digest = regrade.submission_digest(submission.impl)
+                submission.commit = regrade.commit_of(submission.impl)
+                # the learner's name too: its messages name the learner's files, and two learners
+                # with the same files are two rows, each graded (and timed) on its own
+                key = regrade.key(lab, submission.digest, (*settings, submission.name, submission.impl.name))
+                submission.cached = use_cache and regrade.load(submission, key)
+            if not submission.cached:
+                check_one(submission, steps, time_limit, lang, budget, mutants)
+                if submission.impl is not None and not submission.problem and not budget_used_up(submission, lang, budget):
+                    regrade.keep(submission, key)
+        except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
+            submission.problem = submission.problem or (str(error).splitlines() or [type(error).__name__])[0]
+        submission.budget_used = budget_used_up(submission, lang, budget)
+        with lock:
+            finished.append(submission)
+            if on_done:
+                on_done(submission, len(finished), len(submissions))
+
     with ThreadPoolExecutor(jobs) as pool:
         matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
         for submission in submissions:
-            pool.submit(check_one, submission, steps, time_limit, lang, budget, mutants)
+            pool.submit(grade, submission)
         verdicts, _ = matrix.result()
     outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
     changed = integrity.changes(before, integrity.fingerprint())
@@ -69,10 +100,32 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     return outcome
 
 
-def cell(results, lang="en", root=None):
+def is_one_learner(root):
+    """True for a folder that is itself one learner's submission (a checkout or a steps folder)."""
+    return any((candidate / step.dir / STEP_FILE).is_file() for candidate in (Path(root), Path(root) / "steps") for step in load_course())
+
+
+def progress_line(submission, done, count, lang="en"):
+    words = words_of("class", lang)
+    steps = [step.number for step in load_course()]
+    return words("progress", done=done, count=count, name=submission.name, earned=credit_count(submission, steps), steps=len(steps),
+                 seconds=time_cell(submission, lang))
+
+
+def budget_used_up(submission, lang, budget):
+    """True when some check or prediction was not run because the learner's BUDGET ran out."""
+    if not budget:
+        return False
+    message = say("budget", lang, budget=budget)
+    results = [*submission.results, *(r for rs in submission.credit.values() for r in rs)]
+    return any(r.message == message for r in results) or any(message in p.message for p in submission.predictions or [])
+
+
+def cell(results, lang="en", root=None, own_step=False):
     """One learner's verdict on one step: 'passed', 'failed at C4.5', 'error: …'.
 
-    Paths in messages are shown relative to the class folder root: 'cho/05-renew/step.py'."""
+    Paths in messages are shown relative to the class folder root: 'cho/05-renew/step.py'.
+    own_step: a credit's cell, which names only clauses of its own step."""
     words = words_of("class", lang)
     if not results:
         return words("missing")
@@ -81,40 +134,79 @@ def cell(results, lang="en", root=None):
     if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in results):
         return words(CheckStatus.NOT_IMPLEMENTED)
     first = next(r for r in results if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED))
+    if first.status == CheckStatus.TIMEOUT and first.duration == 0.0 and first.message.startswith(say("budget", lang, budget=0).split("0")[0]):
+        return words("budget_used")  # never run: the learner's BUDGET ran out, not their code
     if first.status == CheckStatus.ERROR:
         message = first.message.splitlines()[0] if first.message else ""
         message = message.replace(f"{root}/", "") if root else message
         return words("error", message=message[:160] + ("…" if len(message) > 160 else ""))
-    return words(CheckStatus(first.status), clause=" ".join(first.clauses))
+    clauses = credit.own_clauses(first) if own_step else first.clauses
+    return words(CheckStatus(first.status), clause=" ".join(clauses) or first.check)
+
+
+def credit_cell(submission, number, lang="en", root=None):
+    return cell(submission.credit.get(number, []), lang, root, own_step=True)
+
+
+def credit_count(submission, steps):
+    return sum(credit.earned(submission.credit.get(n, [])) for n in steps)
+
+
+def time_cell(submission, lang="en"):
+    words = words_of("class", lang)
+    text = words("seconds", seconds=submission.seconds)
+    if submission.cached:
+        text += words("cached")
+    return text + (words("budget_note") if submission.budget_used else "")
 
 
 def table(outcome, lang="en"):
-    """Rows learner × step (the header first), and the one-line summary of each learner."""
+    """Rows learner × step (the header first), and the one-line summary of each learner: the
+    course's verdict per step, then the credit, the time, the predictions and the summary."""
     words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    rows = [[words("learner"), *(words("step", n=n) for n in steps), words("predictions"), words("summary")]]
+    header = [words("learner"), *(words("step", n=n) for n in steps), words("credit"), words("time"), words("predictions"), words("summary")]
+    rows = [header]
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
         if submission.problem:
             cells = [words("error", message=submission.problem)] * len(steps)
+            earned = ""
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
-        rows.append([submission.name, *cells, prediction_cell(submission, lang), line])
+            earned = words("credit_cell", earned=credit_count(submission, steps), steps=len(steps))
+        rows.append([submission.name, *cells, earned, time_cell(submission, lang), prediction_cell(submission, lang), line])
     return rows
 
 
 def prediction_cell(submission, lang="en"):
-    """How many of the course's mutants the learner's predictions catch (a prediction that rejects
-    correct code catches none)."""
+    """What the learner's predictions catch, scored against the mutants of the steps they
+    predicted (a prediction that rejects correct code catches none): no prediction, never
+    started, or per step k of its n mutants, with the broken change to review marked."""
     words = words_of("class", lang)
     if submission.predictions is None:
         return words("not_run")
     written = [p for p in submission.predictions if p.written]
-    caught = sum(p.caught_count for p in written)
-    count = len(load_mutants())
-    text = words("caught", caught=caught, count=count)
-    rejects = [str(p.step) for p in written if p.status == predictions.REJECTS]
-    return text + (words("rejects", steps=", ".join(rejects)) if rejects else "")
+    if not written:
+        started = any(r.status != CheckStatus.NOT_IMPLEMENTED for r in submission.results)
+        return words("no_prediction" if started else "never_started")
+    every_mutant = load_mutants()
+    parts, caught, count = [], 0, 0
+    for prediction in written:
+        own = [m for m in every_mutant if m.step == prediction.step]
+        if prediction.status == predictions.REJECTS:
+            parts.append(words("pred_rejects", step=prediction.step))
+            count += len(own)
+            continue
+        hits = sum(prediction.caught(m.id) for m in own)
+        caught, count = caught + hits, count + len(own)
+        part = words("pred_step", step=prediction.step, caught=hits, count=len(own))
+        if hits == 0:
+            part += words("pred_nothing")
+        elif prediction.catches_the_snippet(every_mutant):
+            part += words("pred_review")
+        parts.append(part)
+    return words("pred_total", caught=caught, count=count, steps="; ".join(parts))
 
 
 def summary_line(submission, steps, lang="en", root=None):
@@ -129,37 +221,133 @@ def summary_line(submission, steps, lang="en", root=None):
         "line",
         name=submission.name, passed=len(passed), steps=len(steps), first=first,
         checks=len(submission.results), checks_passed=sum(r.status == CheckStatus.PASSED for r in submission.results),
-    )
+    ) + words("line_credit", earned=credit_count(submission, steps), steps=len(steps))
 
 
-def write(outcome, out_dir, lang="en"):
-    """class.md, class.csv and one results JSON per learner under out_dir; returns the paths."""
+def write(outcome, out_dir, lang="en", bom=True):
+    """Every output of the run in a dated folder out_dir/runs/<time>/, linked as out_dir/latest and
+    copied to out_dir itself: class.md and class.csv (the translated table, for reading),
+    grades.csv (the gradebook), learners/<name>.json and feedback/<name>.md. Sets outcome.changes:
+    the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
     out = Path(out_dir)
-    (out / "learners").mkdir(parents=True, exist_ok=True)
+    graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    runs = out / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = runs / stamp
+    for n in range(2, 1000):
+        if not run_dir.exists():
+            break
+        run_dir = runs / f"{stamp}-{n}"
+    previous = _summary(out / "latest" / "summary.json")
+    _write_run(outcome, run_dir, lang, bom, graded_at)
+    outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
+    latest = out / "latest"
+    if latest.is_symlink() or not latest.exists():
+        partial = out / ".latest.tmp"
+        partial.unlink(missing_ok=True)
+        partial.symlink_to(Path("runs") / run_dir.name)
+        os.replace(partial, latest)
+    _write_run(outcome, out, lang, bom, graded_at)  # the latest run, where earlier versions wrote it
+    return out / "class.md", out / "class.csv"
+
+
+def _write_run(outcome, out, lang, bom, graded_at):
+    for folder in ("learners", "feedback"):
+        (out / folder).mkdir(parents=True, exist_ok=True)
     rows = table(outcome, lang)
-    with open(out / "class.csv", "w", newline="", encoding="utf-8") as handle:
+    with open(out / "class.csv", "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
         csv.writer(handle).writerows(rows)
+    gradebook.write(outcome, out / "grades.csv", graded_at, bom)
     (out / "class.md").write_text(markdown(outcome, rows, lang), encoding="utf-8")
     steps = tuple(step.number for step in load_course())
-    for submission in outcome.submissions:
+    summary = {}
+    for submission, row in zip(outcome.submissions, rows[1:]):
         run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [])
         results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
-    return out / "class.md", out / "class.csv"
+        (out / "feedback" / f"{submission.name}.md").write_text(feedback.markdown(submission, outcome.root, row, graded_at, lang), encoding="utf-8")
+        summary[submission.name] = {"digest": submission.digest, "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
+                                    "cells": row[1:1 + len(steps)]}
+    (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _summary(path):
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def changes(before, after, lang="en"):
+    """One line per learner whose credit or verdicts moved between two runs' summaries."""
+    words = words_of("class", lang)
+    if before is None:  # the first run into this folder
+        return None
+    lines = []
+    for name, now in after.items():
+        then = before.get(name)
+        if then is None:
+            lines.append(words("change_new", name=name))
+        elif then.get("credit") != now["credit"] or then.get("cells") != now["cells"]:
+            lines.append(words("change_moved", name=name, before=len(then.get("credit", [])), after=len(now["credit"]), steps=len(now["cells"])))
+    lines += [words("change_gone", name=name) for name in before if name not in after]
+    return lines
 
 
 def markdown(outcome, rows, lang="en"):
     words = words_of("class", lang)
+    steps = [step.number for step in load_course()]
     heading = words("heading", root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
     lines = [f"# {heading}", ""]
     problems = outcome.lab_problems + [say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived]
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
-    header, *body = [row[:-1] for row in rows]
+    lines += [words("legend"), ""]
+    header = [words("learner"), words("credit"), *(words("step", n=n) for n in steps), words("time"), words("predictions")]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
-    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in body]
+    for submission, row in zip(outcome.submissions, rows[1:]):
+        name, cells, earned, seconds, predicted = row[0], row[1:1 + len(steps)], row[1 + len(steps)], row[2 + len(steps)], row[3 + len(steps)]
+        if not submission.problem:
+            cells = [f"{credit_cell(submission, n, lang, outcome.root)} · {course}" for n, course in zip(steps, cells)]
+        lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, predicted)) + " |")
     lines += ["", *(f"- {_md(row[-1])}" for row in rows[1:]), ""]
+    lines += glance(outcome, lang)
     return "\n".join(lines)
+
+
+def glance(outcome, lang="en"):
+    """The class at a glance: who needs help first, the clauses failed most, the mutants caught."""
+    words = words_of("class", lang)
+    steps = [step.number for step in load_course()]
+    lines = [f"## {words('glance')}", "", f"### {words('help_first')}", ""]
+    graded = [s for s in outcome.submissions if not s.problem]
+    for submission in sorted(graded, key=lambda s: credit_count(s, steps)):
+        if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in submission.results):
+            lines.append(f"- {_md(submission.name)}: {words('never_started')}")
+            continue
+        stuck = next((n for n in steps if not credit.earned(submission.credit.get(n, []))), None)
+        if stuck is not None:
+            lines.append(f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}")
+    failing = {}
+    for submission in graded:
+        for n in steps:
+            bad = next((r for r in submission.credit.get(n, []) if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
+            for clause in (credit.own_clauses(bad) if bad else []):
+                failing.setdefault(clause, set()).add(submission.name)
+    lines += ["", f"### {words('clauses_failed')}", ""]
+    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in sorted(failing.items(), key=lambda i: (-len(i[1]), i[0]))] or ["-"]
+    if any(s.predictions is not None for s in graded):
+        lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
+        caught_any = 0
+        for mutant in load_mutants():
+            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == predictions.WRITTEN]
+            hits = sum(p.caught(mutant.id) for p in wrote)
+            caught_any += hits > 0
+            review = words("review_mark") if mutant.worksheet else ""
+            lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=len(wrote))} |")
+        lines += ["", words("class_caught", caught=caught_any, count=len(load_mutants()))]
+    return [*lines, ""]
 
 
 def _md(text):

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import predictions
+from lab.grading import credit, predictions
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE, read
 from lab.model.targets import Target
@@ -22,6 +22,11 @@ class Submission:
     problem: str = ""  # why the folder could not be checked at all
     seconds: float = 0.0
     predictions: list | None = None  # predictions.Prediction per step; None: not run (no mutants)
+    credit: dict = field(default_factory=dict)  # step -> the results of its credit (lab/grading/credit.py)
+    digest: str = ""  # of the files the grader read (lab/grading/regrade.py)
+    commit: str = ""  # HEAD of a git checkout
+    cached: bool = False  # unchanged since it was last graded: its results were kept
+    budget_used: bool = False  # its BUDGET ran out before every check and prediction ran
 
 
 def find_submissions(root):
@@ -52,10 +57,12 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
         submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name)
         return
     try:  # the budget counts from here: the first read of the files is part of it
-        read(submission.impl, label=submission.name)
+        implementation = read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
         deadline = began + budget if budget else None
-        submission.results = run([target], time_limit, lang, budget, deadline=deadline)
+        # The course's verdicts and each step's credit in one run: one pytest process, one budget.
+        both = [target, *credit.targets(submission.name, submission.impl, implementation, steps)]
+        submission.results, submission.credit = credit.split(run(both, time_limit, lang, budget, deadline=deadline), submission.name)
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline)
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class

@@ -1,0 +1,61 @@
+"""Feedback to hand back: one Markdown file per learner, in the class's language, with each
+step's credit and course verdict and, for each step without credit, the call, the result and the
+expectation of its first failing check. Nothing of the grading machine is shown: the class
+folder, the lab's folder, the sandbox's folders and memory addresses are taken out."""
+
+import re
+
+from lab.grading import credit
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.status import CheckStatus
+from lab.sandbox.confinement import SCRATCH_INSIDE
+from lab.text.messages import words_of
+
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+SANDBOX = re.compile(re.escape(SCRATCH_INSIDE) + r"[^\s'\",)]*|/(?:dev/shm|tmp)/lease-lab-[^\s'\",)]*")
+
+
+def clean(text, submission, root):
+    for prefix in (f"{root}/{submission.name}/", f"{root}/", f"{LAB_ROOT}/"):
+        text = text.replace(prefix, "")
+    return ADDRESS.sub("0x…", SANDBOX.sub("…", text))
+
+
+def markdown(submission, root, cells, graded_at, lang="en"):
+    """cells: the learner's row of the class table (lab/grading/classroom.py's table)."""
+    words = words_of("class", lang)
+    course = load_course()
+    steps = [step.number for step in course]
+    lines = [f"# {words('fb_title', name=submission.name)}", "", words("fb_graded", at=graded_at), ""]
+    if submission.problem:
+        return "\n".join([*lines, clean(submission.problem, submission, root), ""])
+    earned = sum(credit.earned(submission.credit.get(n, [])) for n in steps)
+    lines += [words("fb_credit", earned=earned, steps=len(steps)), "", words("fb_legend"), ""]
+    lines += [f"| {words('fb_col_step')} | {words('fb_col_function')} | {words('credit')} | {words('fb_col_course')} |", "|---|---|---|---|"]
+    for step, course_cell in zip(course, cells[1:1 + len(steps)]):
+        own = submission.credit.get(step.number, [])
+        credit_cell = _cell(own, words)
+        lines.append(f"| {step.number} | `{step.function}` | {credit_cell} | {_md(clean(course_cell, submission, root))} |")
+    first_problems = []
+    for step in course:
+        own = submission.credit.get(step.number, [])
+        bad = next((r for r in own if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
+        if bad is not None:
+            first_problems += [f"### {words('step', n=step.number)}: `{bad.check}` ({' '.join(credit.own_clauses(bad)) or bad.check})", "",
+                               "```", clean(bad.message, submission, root).strip(), "```", ""]
+    if first_problems:
+        lines += ["", f"## {words('fb_first_problems')}", "", *first_problems]
+    lines += ["", f"## {words('predictions')}", "", clean(cells[-2], submission, root), ""]
+    return "\n".join(lines)
+
+
+def _cell(results, words):
+    if credit.earned(results):
+        return words(CheckStatus.PASSED)
+    if results and all(r.status == CheckStatus.NOT_IMPLEMENTED for r in results):
+        return words(CheckStatus.NOT_IMPLEMENTED)
+    return words("fb_no_credit") if results else words("missing")
+
+
+def _md(text):
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,69 @@
+"""grades.csv: the class as numbers, one learner a row, for a spreadsheet or another program.
+
+Its headers and values are the same in every language (a machine format: the translated table
+for reading is class.csv). UTF-8 with a byte-order mark by default, so that Excel on a Japanese
+Windows reads it as UTF-8; plain UTF-8 on request. Points: one per step credited (course.toml
+gives no weights).
+"""
+
+import csv
+import hashlib
+
+from lab.grading import credit, predictions
+from lab.model.course import load_course
+from lab.model.mutants import load_mutants
+from lab.model.status import CheckStatus
+
+
+def learner_id(name):
+    """A stable id: the same folder name gives the same id in every run and on every machine."""
+    return "L" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+
+
+def header(steps):
+    columns = ["learner_id", "learner", "digest", "commit", "graded_at", "seconds", "cached", "budget_used_up", "problem", "furthest_step"]
+    for n in steps:
+        columns += [f"step{n}_credit", f"step{n}_checks_passed", f"step{n}_checks", f"step{n}_course"]
+    for n in steps:
+        columns += [f"step{n}_prediction", f"step{n}_prediction_caught", f"step{n}_prediction_mutants", f"step{n}_prediction_review_caught"]
+    return [*columns, "points", "max_points"]
+
+
+def row(submission, steps, graded_at):
+    every_mutant = load_mutants()
+    by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
+    passing = [bool(by_step[n]) and all(r.status == CheckStatus.PASSED for r in by_step[n]) for n in steps]
+    furthest = next((i for i, ok in enumerate(passing) if not ok), len(steps))
+    values = [
+        learner_id(submission.name), submission.name, submission.digest, submission.commit, graded_at,
+        f"{submission.seconds:.1f}", _yes(submission.cached), _yes(submission.budget_used), submission.problem, furthest,
+    ]
+    for n, ok in zip(steps, passing):
+        own = submission.credit.get(n, [])
+        values += [int(credit.earned(own)), sum(r.status == CheckStatus.PASSED for r in own), len(own), int(ok)]
+    by_prediction = {p.step: p for p in submission.predictions or []}
+    for n in steps:
+        found, mutants = by_prediction.get(n), [m for m in every_mutant if m.step == n]
+        if submission.predictions is None:
+            values += ["not_run", "", "", ""]
+        elif found is None or not found.written:
+            values += ["none", "", len(mutants), ""]
+        else:
+            caught = sum(found.caught(m.id) for m in mutants)
+            written = found.status == predictions.WRITTEN
+            values += [found.status, caught, len(mutants), _yes(found.catches_the_snippet(every_mutant)) if written else "no"]
+    points = sum(credit.earned(submission.credit.get(n, [])) for n in steps) if not submission.problem else 0
+    return [*values, points, len(steps)]
+
+
+def write(outcome, path, graded_at, bom=True):
+    steps = [step.number for step in load_course()]
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(header(steps))
+        out.writerows(row(s, steps, graded_at) for s in outcome.submissions)
+    return path
+
+
+def _yes(flag):
+    return "yes" if flag else "no"
