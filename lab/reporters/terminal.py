@@ -143,7 +143,7 @@ def _render_labels(console, words, outcome, number, step, verdicts, clauses, lan
             console.print(f"    • {escape(cell)}")
             console.print(f"        [dim]{verdict.mutant.clause}: {escape(clauses.get(verdict.mutant.clause, ''))}[/]")
     else:
-        for line in _wrapped(cells, "    ", " · "):
+        for line in _wrapped(cells, "   ", "  ", width=80):  # eight labels in two rows of an 80-column screen
             console.print(escape(line))
     file = prediction.file if prediction and prediction.file else f"{step.dir}/prediction.py"
     key = "hidden" if prediction is not None and prediction.file and not prediction.written else "hidden_until_passing"
