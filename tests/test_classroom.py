@@ -2,7 +2,6 @@
 learner x step as Markdown and CSV, one line per learner, and the kill matrix once."""
 
 import csv
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -153,7 +152,7 @@ def test_feedback_files_name_the_learners_files_never_the_graders(class_run):
     assert str(out.parent) not in text and str(LAB_ROOT) not in text and "/run/lease-lab" not in text
 
 
-def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run, tmp_path):
+def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run):
     done, _, _, out, _, _ = class_run
     assert done.stdout.index("] ada: credit 8/8") < done.stdout.index("ada: 8/8 steps pass")  # progress, as each finishes
     root = Path(done.args[4])
@@ -161,12 +160,14 @@ def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run,
     assert again.returncode == ExitStatus.SOME_FAIL and "No learner's verdicts changed since the previous run." in again.stdout
     header, *rows = read_csv(out / "grades.csv")
     assert {row[1]: row[header.index("cached")] for row in rows if row[1] != "gus"} == dict.fromkeys(["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve"], "yes")
-    copy = tmp_path / "class"
-    shutil.copytree(root, copy)
     mutant = next(m for m in load_mutants() if m.id == ONE_BUG["bug4"])
-    file = copy / "bug4" / "04-claim" / "step.py"
-    file.write_text(file.read_text().replace(mutant.replace, mutant.find))
-    fixed = run_class(copy, out)
+    file = root / "bug4" / "04-claim" / "step.py"
+    broken = file.read_text()
+    file.write_text(broken.replace(mutant.replace, mutant.find))  # the learner fixes their bug
+    try:
+        fixed = run_class(root, out)
+    finally:
+        file.write_text(broken)
     header, *rows = read_csv(out / "grades.csv")
     cached = {row[1]: row[header.index("cached")] for row in rows if row[1] != "gus"}
     assert cached.pop("bug4") == "no" and set(cached.values()) == {"yes"}

@@ -71,9 +71,9 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
             if submission.impl is not None:
                 submission.digest = regrade.submission_digest(submission.impl)
                 submission.commit = regrade.commit_of(submission.impl)
-                # the learner's name too: its messages name the learner's files, and two learners
-                # with the same files are two rows, each graded (and timed) on its own
-                key = regrade.key(lab, submission.digest, (*settings, submission.name, submission.impl.name))
+                # the folder's path too: messages name the learner's files where they lie, and two
+                # learners with the same files are two rows, each graded (and timed) on its own
+                key = regrade.key(lab, submission.digest, (*settings, os.path.abspath(submission.impl)))
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
                 check_one(submission, steps, time_limit, lang, budget, mutants)
