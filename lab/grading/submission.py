@@ -60,9 +60,15 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
         implementation = read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
         deadline = began + budget if budget else None
-        # The course's verdicts and each step's credit in one run: one pytest process, one budget.
-        both = [target, *credit.targets(submission.name, submission.impl, implementation, steps)]
-        submission.results, submission.credit = credit.split(run(both, time_limit, lang, budget, deadline=deadline), submission.name)
+        submission.results = run([target], time_limit, lang, budget, deadline=deadline)
+        # A step whose own checks all pass on the learner's code earns its credit as it is; only
+        # the others run again with the reference standing in, in the same budget.
+        passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
+        submission.credit = {n: [r for r in submission.results if r.step == n] for n in passing}
+        again = [n for n in steps if n not in passing]
+        if again:
+            found = run(credit.targets(submission.name, submission.impl, implementation, again), time_limit, lang, budget, deadline=deadline)
+            submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline)
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
