@@ -12,19 +12,23 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import threading
+import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
-from lab.grading import predictions
+import lab.grading.classroom as classroom
+from lab.grading import kill_matrix, predictions
 from lab.grading.submission import find_submissions
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import MAX_FILE
-from lab.model.targets import Target
+from lab.model.targets import Plan, Target
 from lab.running import prediction_plugin
-from lab.running.runner import _seen_by_child, run
-from lab.sandbox import channel, confinement
+from lab.running.runner import _check_files, _probed, _seen_by_child, run
+from lab.sandbox import channel, confinement, integrity
 
 STEP_1 = load_course()[0]
 STEP_4 = load_course()[3]
@@ -208,8 +212,6 @@ def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
 def test_predictions_count_in_the_learners_budget(tmp_path):
     slow = "import time\n\ndef test_my_prediction(lease, db):\n    time.sleep(30)\n"
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(slow, encoding="utf-8"))
-    import time
-
     began = time.monotonic()
     (found,) = predictions.run_predictions(folder, (4,), time_limit=60, use_cache=False, budget=3, deadline=began + 3)
     assert time.monotonic() - began < 20
@@ -254,12 +256,11 @@ def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
 
 
 FORGES_MEETINGS = '''
-import gc, json, os, socket, threading
-from concurrent.futures import ThreadPoolExecutor
+import os
 
 def _forge():
-    """Whatever a dishonest claim_many could send to look concurrent: events on every descriptor
-    that might be the channel, and a second connection of its own beside each real claim."""
+    """What a dishonest claim_many could send to look concurrent: an `enter` event on every
+    descriptor that might be the channel."""
     for fd in range(3, 64):
         try:
             os.write(fd, b'{"event": "enter", "call": 0}\\n')
@@ -313,11 +314,8 @@ except SystemExit:
 def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_made(tmp_path):
     """Every path the checks' process opens where a learner process can write: only databases in
     folders the checks made (support.open_db looks at them first), and the claims' socket."""
-    from lab.model.targets import Plan
-    from lab.running.runner import _check_files, _probed
-
     target = _probed(Target("honest", (2, 8), impl=str(LAB_ROOT / "solutions")), Plan([], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True))
-    plan = Plan([__import__("dataclasses").asdict(target)], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True)
+    plan = Plan([asdict(target)], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True)
     plan_path = tmp_path / "plan.json"
     plan.dump(plan_path)
     reading, writing = os.pipe()
@@ -364,9 +362,6 @@ def test_my_prediction(lease, db, request):
 def test_in_a_class_the_predictions_see_neither_the_targets_nor_the_classmates(tmp_path, monkeypatch):
     """Graded with a control in one class run: the honest prediction catches the broken change
     to review; the cheating ones catch nothing, and are never shown anything of another learner."""
-    import lab.grading.classroom as classroom
-    from lab.grading import kill_matrix
-
     root = tmp_path / "class"
     for name, text in (("control", CATCHES_THE_SNIPPET), ("by-id", SEES_ONLY_BEHAVIOUR), ("reads-classmates", READS_A_CLASSMATE)):
         steps_with_prediction(root / name / "steps", lambda path, text=text: path.write_text(text, encoding="utf-8"))
@@ -409,3 +404,21 @@ def test_a_claim_kept_apart_by_a_lock_of_its_own_loses_against_another_workers_c
     results = run([Target("flock", (4,), impl=str(impl))], time_limit=10)
     failing = {r.check for r in results if r.status != "passed"}
     assert failing and failing <= {r.check for r in results if set(r.clauses) & {"C4.6", "C4.7"}}, failing
+
+
+def test_a_package_file_written_and_put_back_is_still_seen_by_the_fingerprint(tmp_path, monkeypatch):
+    """The attack: a .pth of the virtual environment was written, then its content and
+    modification time were put back; size and mtime saw nothing. The change time moves."""
+    packages = tmp_path / "site-packages"
+    packages.mkdir()
+    pth = packages / "extra.pth"
+    pth.write_text("import os\n", encoding="utf-8")
+    monkeypatch.setattr(sysconfig, "get_paths", lambda: {"purelib": str(packages)})
+    before = integrity.fingerprint()
+    status = pth.stat()
+    time.sleep(0.01)
+    pth.write_text("import evil\n", encoding="utf-8")
+    pth.write_text("import os\n", encoding="utf-8")
+    os.utime(pth, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert pth.stat().st_mtime_ns == status.st_mtime_ns and pth.read_text(encoding="utf-8") == "import os\n"
+    assert any(path.endswith("extra.pth") for path in integrity.changes(before, integrity.fingerprint()))
