@@ -119,7 +119,7 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
         seed(db, "job")
         start = threading.Barrier(len(racers), timeout=5)
 
-        def claim_together(owner):
+        def claim_together(owner, start=start, db=db):  # this round's barrier and database
             start.wait()
             try:
                 return lease.claim(db, "job", owner, 10.0, 5.0)

@@ -259,7 +259,7 @@ def test_the_example_worker_picks_claims_renews_writes_its_effect_and_completes(
     renewals = []
 
     def work(job, keep_alive):
-        for step in range(3):
+        for _ in range(3):
             clock["now"] += 4.0  # each step takes most of a ttl: only the renewals keep the lease
             renewals.append(keep_alive())
         return f"sent for {job}"

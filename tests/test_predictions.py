@@ -6,7 +6,6 @@ import csv
 import json
 import shutil
 import subprocess
-import sys
 
 import jsonschema
 import pytest

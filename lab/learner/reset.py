@@ -10,7 +10,7 @@ Each backup folder records who made it in MADE_BY. Nothing is ever deleted.
 """
 
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from lab.model.course import LAB_ROOT
 from lab.model.implementation import STEP_FILE
@@ -29,7 +29,7 @@ def backups_dir(step, root=LAB_ROOT):
 
 def back_up(step, root=LAB_ROOT, made_by="reset"):
     """Copy the step's files to a new timestamped folder; returns it."""
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
     folder = backups_dir(step, root) / stamp
     suffix = 1
     while folder.exists():  # two resets within one second: both kept

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lab.text.language import LANGUAGES
 from lab.text.messages import say
 
 LAB_ROOT = Path(__file__).resolve().parent.parent.parent
