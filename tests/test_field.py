@@ -14,7 +14,8 @@ import pytest
 from rich.console import Console
 
 from lab.model.course import LAB_ROOT
-from lab.field import bench, commands, invariants, recovery, stress, stress_worker
+from lab import commands
+from lab.field import bench, invariants, recovery, stress, stress_worker
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
 from lab.field.example import fenced_store

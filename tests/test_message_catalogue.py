@@ -7,7 +7,8 @@ import string
 
 import pytest
 
-from lab.model.course import LAB_ROOT, LANGUAGES
+from lab.model.course import LAB_ROOT
+from lab.text.language import LANGUAGES
 from lab.text.messages import CATALOGUE, say
 
 
@@ -48,10 +49,11 @@ def sources():
 # Keys said through a value rather than spelled out: a file's refusal (lab/model/implementation.py),
 # a lost channel (lab/sandbox/remote.py: "channel_" + reason), a class cell (the check's status),
 # a benchmark setting's name and note (lab/field/bench.py: "b_" + setting, "b_note_" + setting) and
-# what the lease tool answers (lab/field/artifact_cli.py: cli_<verb>_<ok or refused>).
+# what the lease tool answers (lab/field/lease_call.py: cli_<verb>_<ok or refused>) and a verb's
+# help (lab/commands/__init__.py: "verbs." + its name).
 SAID_THROUGH_A_VALUE = re.compile(
     r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error)"
-    r"|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|renew|complete|release)_(ok|refused))$"
+    r"|verbs\.\w+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|renew|complete|release)_(ok|refused))$"
 )
 # A violation's title (lab/field/stress.py: key + "_title") is said wherever its violation is.
 TITLE = re.compile(r"^(field\.v_\w+)_title$")

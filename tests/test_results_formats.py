@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from lab.cli import build_parser
+from lab.commands import build_parser
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
 from learner_folders import make_learner

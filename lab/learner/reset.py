@@ -10,11 +10,11 @@ Each backup folder records who made it in MADE_BY. Nothing is ever deleted.
 """
 
 import shutil
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 
+from lab.learner.store import shown, state_dir
 from lab.model.course import LAB_ROOT
 from lab.model.implementation import STEP_FILE
-from lab.learner.store import shown, state_dir
 from lab.model.pristine import NoPristineStub, is_stub, stub_text
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of

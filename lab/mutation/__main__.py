@@ -2,6 +2,6 @@
 
 import sys
 
-from lab.__main__ import main
+from lab.commands import main
 
 sys.exit(main(["mutation", *sys.argv[1:]]))

@@ -1,0 +1,18 @@
+"""`python -m lab demo`: the worker A/B story, played by two processes over IMPL's artifact."""
+
+from lab.commands import options
+
+NAME = "demo"
+
+
+def add_arguments(parser):
+    options.impl(parser)
+    options.lang(parser)
+    parser.add_argument("--unchecked", action="store_true", help="play the story even if IMPL fails its checks, to see a late write accepted")
+
+
+def run(arguments, settings):
+    from lab.field import demo
+    from lab.field.artifact import reported
+
+    return reported(lambda: demo.main(settings.impl, settings.impl_label, settings.lang, arguments.unchecked))
