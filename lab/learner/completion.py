@@ -8,6 +8,7 @@ template's placeholder follows its heading.
 from pathlib import Path
 
 from lab.learner.store import shown
+from lab.model.course import load_course
 from lab.text.messages import words_of
 
 ANSWERS_FILE = "ANSWERS.md"
@@ -64,7 +65,7 @@ def completion_lines(steps_dir, lang="en", root=None):
     file = shown(path, root) if root else str(path)
     missing = unanswered(steps_dir)
     words = words_of("learner", lang)
-    lines = [words("complete")]
+    lines = [words("complete", count=len(load_course()))]
     if not missing:
         return lines + [words("answered", file=file)]
     lines.append(words("closing", file=file))

@@ -48,7 +48,7 @@ def progress(lang="en", root=LAB_ROOT):
     steps_dir = root / "steps"
     states, checked = step_states(steps_dir, lang, root, verdicts.last_time_limit(root))
     course, words = load_course(), words_of("learner", lang)
-    lines = [words("progress_heading", steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
+    lines = [words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
     for step in course:
         state = states[step.number]
         mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")

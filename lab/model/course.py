@@ -2,7 +2,7 @@
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -29,6 +29,9 @@ class Step:
     function: str
     title: dict
     hints: dict
+    parameters: tuple = ()  # the function's signature: its parameters' names, in order
+    snippet: str = ""  # the broken change to review, as the worksheet quotes it
+    unmutated: dict = field(default_factory=dict)  # clause id -> why no mutant breaks it
 
     def contract_path(self, lang="en", root=LAB_ROOT):
         name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
@@ -48,7 +51,10 @@ def load_course(root=LAB_ROOT):
     if found != FORMAT_VERSION:
         raise CourseFormatError(say("unknown_format", file=root / "course.toml", found=found, known=FORMAT_VERSION))
     return tuple(
-        Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"])
+        Step(
+            number, entry["dir"], entry["function"], entry["title"], entry["hints"],
+            tuple(entry.get("parameters", ())), entry.get("snippet", ""), entry.get("unmutated", {}),
+        )
         for number, entry in enumerate(manifest["steps"], start=1)
     )
 
