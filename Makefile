@@ -43,7 +43,7 @@ else
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report demo stress bench lease dev-check hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -121,6 +121,10 @@ stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SE
 bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/
 	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG)
 
+#ja lease         IMPL の成果物の関数を 1 つ、データベースファイルに対して呼ぶ: make lease ARGS="--db jobs.db claim job-1 A --ttl 5"
+lease: $(STAMP) ## call one function of IMPL's artifact on a database file: make lease ARGS="--db jobs.db claim job-1 A --ttl 5"
+	@$(PY) -m lab lease --impl "$(IMPL)" --lang $(LAB_LANG) $(ARGS)
+
 mutation-report: IMPL = solutions
 #ja mutation-report IMPL (既定 solutions) の mutmut の変異体を検査にかけ、キルマトリクスつきで: reports/mutation/
 mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
@@ -129,6 +133,10 @@ mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) throug
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest
+
+#ja dev-check     ラボの作者向け: course.toml とファイルの木を照合し、スタブは不合格、参照実装は合格、すべての変異体を検出
+dev-check: $(STAMP) ## for the lab's authors: course.toml against the tree, stubs fail, the reference passes, every mutant is caught
+	@$(PY) -m lab dev check --lang $(LAB_LANG) $(TIME_LIMIT_FLAG)
 
 #ja test-attacks  クラスの採点への攻撃をすべての種類、対照と一緒に 1 回で採点
 test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run

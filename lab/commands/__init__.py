@@ -1,8 +1,8 @@
 """The one command tree of ``python -m lab VERB …``: one module per verb, in the order `--help` lists them.
 
-Each verb's module holds NAME, add_arguments(parser) and run(arguments, settings); its help is
-the catalogue's ``verbs.NAME`` in the language of the command. main() parses once, makes the
-command's Settings once (lab/settings.py) and hands both to the verb. Every problem with what was
+Each verb's module holds NAME, MAKE_TARGETS (the Makefile targets that run it), add_arguments(parser)
+and run(arguments, settings); its help is the catalogue's ``verbs.NAME`` in the language of the
+command. main() parses once, makes the command's Settings once (lab/settings.py) and hands both to the verb. Every problem with what was
 typed ends in one line on stderr and exit status 2, never in a traceback. The verbs import the
 modules that do their work only when they run, so the learner's verbs answer at once.
 """

@@ -4,6 +4,7 @@ from lab.commands import options
 from lab.model.course import LAB_ROOT
 
 NAME = "artifact"
+MAKE_TARGETS = ("artifact",)
 
 
 def add_arguments(parser):

@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "backups"
+MAKE_TARGETS = ("backups",)
 
 
 def add_arguments(parser):

@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "bench"
+MAKE_TARGETS = ("bench",)
 
 
 def add_arguments(parser):

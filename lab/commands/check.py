@@ -6,6 +6,7 @@ from lab.commands import options
 from lab.model.defaults import CHECK_BUDGET
 
 NAME = "check"
+MAKE_TARGETS = ("check-step", "check")
 
 
 def add_arguments(parser):

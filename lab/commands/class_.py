@@ -5,6 +5,7 @@ from lab.model.course import LAB_ROOT
 from lab.model.defaults import CLASS_BUDGET
 
 NAME = "class"
+MAKE_TARGETS = ("check-class",)
 
 
 def add_arguments(parser):

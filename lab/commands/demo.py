@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "demo"
+MAKE_TARGETS = ("demo",)
 
 
 def add_arguments(parser):

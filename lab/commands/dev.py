@@ -9,6 +9,7 @@ reference, checks and mutants, and `dev check` says what is still missing.
 from lab.commands import options
 
 NAME = "dev"
+MAKE_TARGETS = ("dev-check",)
 
 
 def add_arguments(parser):

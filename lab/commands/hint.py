@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "hint"
+MAKE_TARGETS = ("hint",)
 
 
 def add_arguments(parser):

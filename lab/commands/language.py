@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "language"
+MAKE_TARGETS = ("language",)
 
 
 def add_arguments(parser):

@@ -8,6 +8,7 @@ import argparse
 from lab.commands import options
 
 NAME = "lease"
+MAKE_TARGETS = ("lease",)
 EPILOG = "exit status: 0 done, 1 refused, 2 usage error"
 HELP = {"job": "the job's id", "owner": "who calls (A, B, ...)", "fence": "the fence the owner holds", "result": "the result to store"}
 

@@ -15,6 +15,7 @@ from lab.commands import options
 from lab.model.course import LAB_ROOT
 
 NAME = "mutation"
+MAKE_TARGETS = ("mutation-report",)
 OUT_DIR = LAB_ROOT / "reports" / "mutation"
 
 

@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "next"
+MAKE_TARGETS = ("next",)
 
 
 def add_arguments(parser):

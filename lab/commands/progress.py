@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "progress"
+MAKE_TARGETS = ("progress",)
 
 
 def add_arguments(parser):

@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "reset"
+MAKE_TARGETS = ("reset-step",)
 
 
 def add_arguments(parser):

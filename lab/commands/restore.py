@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "restore"
+MAKE_TARGETS = ("restore-step",)
 
 
 def add_arguments(parser):

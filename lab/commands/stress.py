@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "stress"
+MAKE_TARGETS = ("stress",)
 
 
 def add_arguments(parser):

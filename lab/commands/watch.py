@@ -3,6 +3,7 @@
 from lab.commands import options
 
 NAME = "watch"
+MAKE_TARGETS = ("watch",)
 
 
 def add_arguments(parser):
