@@ -24,7 +24,7 @@ def mutation_report(tmp_path, ledger_text):
     ledger = tmp_path / "my-equivalents.toml"
     ledger.write_text(ledger_text, encoding="utf-8")
     return subprocess.run(
-        [sys.executable, "-m", "lab.mutation", "--impl", str(HELPERS), "--out", str(tmp_path / "out"),
+        [sys.executable, "-m", "lab", "mutation", "--impl", str(HELPERS), "--out", str(tmp_path / "out"),
          "--stage", str(tmp_path / "stage"), "--ledger", str(ledger)],
         cwd=LAB_ROOT, capture_output=True, text=True, timeout=900,
     )
