@@ -24,12 +24,16 @@ MODULES = (
 VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.commands.{name}") for name in MODULES)}
 
 
-def build_parser(lang="en"):
+def build_parser(lang="en", only=None):
+    """The parser of every verb; with only, the options of that verb alone (the others are listed,
+    and their modules' imports are spared: a learner's verb answers at once)."""
     parser = OneLineParser(prog="python -m lab", description=say("verbs.description", lang))
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=OneLineParser)
     for name, module in VERBS.items():
         text = say(f"verbs.{name}", lang)
-        module.add_arguments(verbs.add_parser(name, help=text, description=text))
+        sub = verbs.add_parser(name, help=text, description=text)
+        if only in (None, name):
+            module.add_arguments(sub)
     return parser
 
 
@@ -45,7 +49,7 @@ def main(argv=None, root=LAB_ROOT):
     from lab.settings import Settings
 
     try:
-        arguments = build_parser(lang).parse_args(argv)
+        arguments = build_parser(lang, argv[0] if argv and argv[0] in VERBS else None).parse_args(argv)
         settings = Settings.of(arguments, root)
         lang = settings.lang
         return VERBS[arguments.verb].run(arguments, settings)
