@@ -13,14 +13,14 @@ import sys
 import pytest
 from rich.console import Console
 
+from lab.model.course import LAB_ROOT
 from lab import commands
 from lab.field import bench, invariants, recovery, stress, stress_worker
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
-from lab.field.demo import play
 from lab.field.example import fenced_store
 from lab.field.example import worker as example
-from lab.model.course import LAB_ROOT
+from lab.field.demo import play
 from lab.text.messages import CATALOGUE
 
 REFERENCE = LAB_ROOT / "solutions"

@@ -12,12 +12,12 @@ import time
 import pytest
 from learner_folders import fingerprint
 
-from lab import commands
-from lab.learner import completion, verdicts, watch
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
-from lab.model.pristine import stub_text, write_stubs
+from lab import commands
+from lab.learner import completion, verdicts, watch
 from lab.text.messages import words_of
+from lab.model.pristine import stub_text, write_stubs
 
 COURSE = load_course()
 STEP4 = COURSE[3]

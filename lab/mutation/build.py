@@ -4,9 +4,9 @@ and return the Report that the renderers print and write."""
 import time
 from pathlib import Path
 
+from lab.model.implementation import assemble, display_path, read
 from lab.grading.kill_matrix import killed_by
 from lab.model.course import load_course
-from lab.model.implementation import assemble, display_path, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import equivalents, kill_runs, listing, passing, stage, variants
 from lab.mutation.model import Report

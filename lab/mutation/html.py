@@ -5,8 +5,8 @@ the learner's language. The catalogue's texts are the lab's own HTML; every valu
 from html import escape
 
 from lab.model.course import load_course
-from lab.mutation.model import percent
 from lab.text.messages import say, words_of
+from lab.mutation.model import percent
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #1d1d1f; max-width: 1600px; }

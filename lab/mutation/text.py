@@ -7,8 +7,8 @@ the same report.
 """
 
 from lab.model.course import load_course
-from lab.mutation.model import percent
 from lab.text.messages import say, words_of
+from lab.mutation.model import percent
 
 
 def summary_lines(report, lang="en"):
