@@ -71,11 +71,15 @@ class Row:
 
     def spread(self, kind):
         """The lower and upper quartile of the pairs' floor/artifact."""
-        values = self.ratios[kind]
-        if len(values) < 2:
-            return values[0], values[0]
-        low, _, high = statistics.quantiles(values, n=4, method="inclusive")
-        return low, high
+        return quartiles(self.ratios[kind])
+
+
+def quartiles(values):
+    """The lower and upper quartile of measured values (one value: itself twice)."""
+    if len(values) < 2:
+        return values[0], values[0]
+    low, _, high = statistics.quantiles(values, n=4, method="inclusive")
+    return low, high
 
 
 def provision(lease, folder, most):
