@@ -89,6 +89,23 @@ def test_the_peers_table_measures_each_contender_in_rounds_beside_the_artifact(t
     assert all(len(row["ratio_quartiles"]) == 2 for row in record["contenders"])
 
 
+def test_make_demo_peers_plays_the_story_after_the_demo_and_says_what_it_means(peers_python):
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "demo", "--impl", "solutions", "--unchecked", "--peers"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    story_part = done.stdout[done.stdout.index("The same story on two SQLite queues") :]
+    assert story_part.count("ACCEPTED:") == 2 and story_part.count("refused:") == 1
+    assert "an acknowledgement that names only the message cannot tell the late worker from the current one" in story_part
+
+
+def test_the_peers_bench_writes_its_table_beside_the_benchs(tmp_path, peers_python, capsys):
+    assert bench.main(REFERENCE, "solutions", 0.01, tmp_path, "ja") == 0
+    shown = capsys.readouterr().out
+    assert "取り出しと完了の組 / 秒" in shown and "× 成果物" in shown and "同じ作業ではありません" in shown
+    assert (tmp_path / "peers.json").exists()
+
+
 def make_dry(*arguments):
     done = subprocess.run(["make", "-n", "-o", ".venv/.installed", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
     return done.stdout

@@ -5,8 +5,9 @@ the python of .lab/peers-venv (environment.py), where litequeue and persist-queu
 and it loads the artifact from its module file. The lab reads what it prints (JSON).
 
     python contender.py story FOLDER ARTIFACT   # the A/B story on each contender: one JSON line
-    python contender.py bench FOLDER ARTIFACT   # then, per line on stdin {"name", "seconds"}:
-                                                # {"pairs", "seconds"}: take-and-finish pairs
+    python contender.py bench FOLDER ARTIFACT   # each one's settings as one JSON line; then for each
+                                                # line on stdin {"name", "seconds"}, one slice:
+                                                # {"pairs", "seconds"}, take-and-finish pairs
 
 What differs, and stays visible: the queues pop *the next* message and acknowledge it by its id;
 the artifact claims *a named job* and completes it with the owner and the fence the claim gave.
@@ -18,6 +19,8 @@ import json
 import sqlite3
 import sys
 import time
+from contextlib import closing
+from importlib import metadata
 from pathlib import Path
 
 TTL = 0.2  # seconds: the lease, or the visibility timeout after which a taken message is handed out again
@@ -45,12 +48,13 @@ class Artifact:
         self.now, self.next_job, self.filled = 0.0, 0, 0
 
     def version(self):
+        """What runs: for a queue its package's version, here the artifact's module file."""
         return Path(self.lease.__file__).name
 
     def fill(self, count):
-        """Named jobs in one transaction, as the queues' put does one message (a fill is not timed)."""
+        """Named jobs, inserted with plain sqlite3 in one transaction: the filling is not measured."""
         ids = [(f"job-{number}",) for number in range(self.filled, self.filled + count)]
-        with sqlite3.connect(self.db) as conn:
+        with closing(sqlite3.connect(self.db)) as conn, conn:
             conn.executemany("INSERT INTO jobs (id) VALUES (?)", ids)
         self.filled += count
 
@@ -68,8 +72,10 @@ class Artifact:
         return returned is True
 
     def row(self, handle):
-        row = self.lease.state(self.db, handle["id"])
-        return {key: row[key] for key in ("owner", "fence", "done", "result")}
+        """The job's row read with plain sqlite3, not through the code under test."""
+        with closing(sqlite3.connect(self.db)) as conn:
+            row = conn.execute("SELECT owner, fence, done, result FROM jobs WHERE id=?", (handle["id"],)).fetchone()
+        return dict(zip(("owner", "fence", "done", "result"), row))
 
     def pair(self):
         handle = self.take("w")
@@ -77,9 +83,8 @@ class Artifact:
         self.next_job += 1
         self.now += 1e-6
 
-
     def connection(self):
-        with sqlite3.connect(self.db) as conn:  # the artifact opens a connection per call like this
+        with closing(sqlite3.connect(self.db)) as conn:  # the artifact opens a connection per call like this
             return settings(conn)
 
 
@@ -100,9 +105,7 @@ class LiteQueue:
         self.workers = {}
 
     def version(self):
-        from importlib.metadata import version
-
-        return version("litequeue")
+        return metadata.version(self.name)
 
     def queue(self, worker):
         if worker not in self.workers:  # one queue object (one connection) per worker, as in its own process
@@ -124,7 +127,7 @@ class LiteQueue:
     def expire(self):
         time.sleep(TTL * 1.2)
         reaper = self.queue("reaper")
-        for message in list(reaper.list_locked(threshold_seconds=TTL)):
+        for message in list(reaper.list_locked(threshold_seconds=TTL)):  # read whole before writing on its connection
             reaper.retry(message.message_id)
 
     def accepted(self, returned, before, after):
@@ -138,7 +141,6 @@ class LiteQueue:
     def pair(self):
         queue = self.queue("w")
         queue.done(queue.pop().message_id)
-
 
     def connection(self):
         return settings(self.queue("w").conn)
@@ -161,9 +163,7 @@ class PersistQueue:
         self.workers = {}
 
     def version(self):
-        from importlib.metadata import version
-
-        return version("persist-queue")
+        return metadata.version(self.name)
 
     def queue(self, worker):
         if worker not in self.workers:
@@ -189,8 +189,10 @@ class PersistQueue:
         return returned == after["id"]  # ack returns the id it marked, None when it found nothing
 
     def row(self, handle):
-        conn = self.queue("reader")._getter
-        status = conn.execute("SELECT status FROM ack_queue_default WHERE _id=?", (handle["id"],)).fetchone()[0]
+        """The item as queue() lists it, read by a queue object that resumes nothing."""
+        reader = self.module.SQLiteAckQueue(self.path, auto_resume=False)
+        status = next(item["status"] for item in reader.queue() if item["id"] == handle["id"])
+        reader.close()
         names = {int(value): name for name, value in vars(self.module.sqlackqueue.AckStatus).items() if not name.startswith("_")}
         return {"id": handle["id"], "status": names[int(status)]}
 
@@ -198,9 +200,8 @@ class PersistQueue:
         queue = self.queue("w")
         queue.ack(id=queue.get(block=False, raw=True)["pqid"])
 
-
     def connection(self):
-        return settings(self.queue("w")._getter)
+        return settings(self.queue("w")._getter)  # its one connection; the queue has no public name for it
 
 
 CONTENDERS = (Artifact, LiteQueue, PersistQueue)
