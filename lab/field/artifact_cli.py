@@ -74,18 +74,18 @@ def _options(parser, default, again=False):
 def run(arguments, impl_path, label):
     lang, verb = arguments.lang, arguments.call
     words = words_of("field", lang)
-    if not arguments.db:
-        raise UsageError(words("db_required"))
-    if Path(arguments.db).is_dir():
-        raise UsageError(words("db_is_folder", db=arguments.db, example=Path(arguments.db) / "jobs.db"))
-    if verb != "init" and not Path(arguments.db).is_file():
-        raise UsageError(words("no_database", db=arguments.db))
     now = arguments.now if arguments.now is not None else time.time()
     for option, value in (("--now", now), ("--ttl", getattr(arguments, "ttl", None)), ("--busy-timeout", arguments.busy_timeout)):
         if value is not None and not math.isfinite(value):
             raise UsageError(words("not_finite", option=option, value=value))
     if arguments.busy_timeout < 0:
         raise UsageError(words("negative", option="--busy-timeout", value=arguments.busy_timeout))
+    if not arguments.db:
+        raise UsageError(words("db_required"))
+    if Path(arguments.db).is_dir():
+        raise UsageError(words("db_is_folder", db=arguments.db, example=Path(arguments.db) / "jobs.db"))
+    if verb != "init" and not Path(arguments.db).is_file():
+        raise UsageError(words("no_database", db=arguments.db))
     function_name, names = CALLS[verb]
     values = [now if name == "now" else getattr(arguments, name) for name in names]
     module = import_file(materialize(impl_path, label), lang)

@@ -81,12 +81,7 @@ def _dispatch(arguments):
         if arguments.verb == "demo":
             from lab.field import demo
 
-            status = demo.main(impl_path, label, lang, arguments.unchecked)
-            if arguments.peers and (status == ExitStatus.ALL_PASS or arguments.unchecked):
-                from lab.field.peers import story
-
-                return max(status, story.main(impl_path, label, lang))
-            return status
+            return demo.main(impl_path, label, lang, arguments.unchecked, arguments.peers)
         if arguments.verb == "stress":
             from lab.field import stress
 
@@ -96,12 +91,7 @@ def _dispatch(arguments):
         from lab.field import bench
 
         _positive(arguments.duration, "--duration", lang)
-        status = bench.main(impl_path, label, arguments.duration, _counts(arguments.workers, lang), arguments.out, lang)
-        if arguments.peers and status == ExitStatus.ALL_PASS:
-            from lab.field.peers import bench as peers
-
-            return peers.main(impl_path, label, arguments.duration, arguments.out, lang)
-        return status
+        return bench.main(impl_path, label, arguments.duration, _counts(arguments.workers, lang), arguments.out, lang, arguments.peers)
     except ArtifactBroken as error:
         print(error, file=sys.stderr)
         return ExitStatus.SOME_FAIL
