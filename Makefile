@@ -134,6 +134,6 @@ test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutan
 test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run
 	$(PY) -m pytest tests/test_grader_attacks.py --all-attacks
 
-#ja clean         仮想環境とビルドの出力を削除
-clean: ## remove the virtual environment and build outputs
-	rm -rf $(VENV) build reports .mutmut-stage
+#ja clean         仮想環境 (比べるキューのものも) とビルドの出力を削除
+clean: ## remove the virtual environments (the peers' too) and build outputs
+	rm -rf $(VENV) build reports .mutmut-stage .lab/peers-venv .lab/peers-venv.lock

@@ -83,7 +83,7 @@ def test_the_peers_table_measures_each_contender_in_rounds_beside_the_artifact(t
     shown = out.getvalue()
     for header in ("contender", "takes, then acknowledges", "connection and settings", "pairs/s", "spread", "× artifact"):
         assert header in shown
-    assert "pop() the next message" in shown and "a named job" in shown and "Not the same work" in shown
+    assert "pop() the next message" in shown and "a named job" in shown and "Not the same work" in shown and "A preview" in shown
     record = json.loads(bench.write(contenders, tmp_path, 0.01).read_text())
     assert [row["name"] for row in record["contenders"]] == NAMES and record["packages"] == list(environment.PACKAGES)
     assert all(len(row["ratio_quartiles"]) == 2 for row in record["contenders"])

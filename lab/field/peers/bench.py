@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lab.field.artifact import materialize
-from lab.field.bench import quartiles
+from lab.field.bench import STEADY, quartiles
 from lab.field.peers import environment
 from lab.field.peers.story import WORDS
 from lab.model.course import LAB_ROOT
@@ -117,6 +117,8 @@ def render(contenders, duration, lang="en", console=None):
         table.add_row(shown, words(own["takes"]), settings, f"{c.rate:.0f}", f"{low:.0f}–{high:.0f}", f"{c.ratio:.2f}", f"{ratio_low:.2f}–{ratio_high:.2f}")
     console.print(table)
     console.print(words("peers_bench_meaning"))
+    if duration < STEADY:
+        console.print(words("peers_preview", steady=STEADY))
 
 
 def write(contenders, out, duration):
