@@ -68,6 +68,11 @@ def test_a_fence_blind_complete_accepts_the_late_worker_like_the_queues(tmp_path
     stories = story.play(materialize(FIXTURES / "complete_by_id_alone.py", "broken", tmp_path), tmp_path)
     assert all(s["late_accepted"] for s in stories) and not story.held(stories)
     assert stories[0]["after"]["result"] == "A's result"
+    out = io.StringIO()
+    story.render(stories, "en", Console(file=out, width=400))  # wide enough that no cell wraps
+    shown = out.getvalue()
+    assert "ACCEPTED: unlike what the lab expects of it; the row changed: result" in shown
+    assert "The story did not go as told above" in shown and "checks owner, fence and until" not in shown
 
 
 def test_the_peers_table_measures_each_contender_in_rounds_beside_the_artifact(tmp_path, peers_python):

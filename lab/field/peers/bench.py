@@ -56,8 +56,8 @@ class Contender:
 class Slices:
     """contender.py's bench, running: ask for one slice of one contender, get pairs per second."""
 
-    def __init__(self, artifact, scratch, where=None):
-        command = environment.contender("bench", scratch, artifact, where)
+    def __init__(self, artifact, scratch):
+        command = environment.contender("bench", scratch, artifact)
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.settings = self._answer()
 
@@ -84,8 +84,8 @@ class Slices:
             self.process.wait()
 
 
-def run(artifact, scratch, duration, where=None):
-    slices = Slices(artifact, scratch, where)
+def run(artifact, scratch, duration):
+    slices = Slices(artifact, scratch)
     try:
         contenders = [Contender(name, **values) for name, values in slices.settings.items()]
         spent, turn = {c.name: 0.0 for c in contenders}, 0
@@ -131,12 +131,12 @@ def write(contenders, out, duration):
     return path
 
 
-def main(impl_path, label, duration, out, lang="en", where=None):
+def main(impl_path, label, duration, out, lang="en"):
     words = words_of("field", lang)
     with tempfile.TemporaryDirectory(prefix="lab-peers-") as scratch:
         artifact = materialize(impl_path, label, scratch)
         try:
-            contenders = run(artifact, scratch, duration, where)
+            contenders = run(artifact, scratch, duration)
         except environment.PeersUnavailable as error:
             print(words("peers_unavailable", error=error))
             return ExitStatus.SOME_FAIL

@@ -24,9 +24,9 @@ def folder():
     return state_dir() / "peers-venv"
 
 
-def python(where=None):
+def python():
     """The peers venv's python, after making the venv if it is missing or its packages changed."""
-    where = Path(where) if where else folder()
+    where = folder()
     interpreter, stamp = where / "bin" / "python", where / ".installed"
     wanted = "\n".join(PACKAGES) + "\n"
     where.parent.mkdir(parents=True, exist_ok=True)
@@ -53,6 +53,6 @@ def _run(command):
 CONTENDER = Path(__file__).with_name("contender.py")
 
 
-def contender(verb, scratch, artifact, where=None):
+def contender(verb, scratch, artifact):
     """The command line that runs contender.py's verb in the peers' python (made if need be)."""
-    return [str(python(where)), str(CONTENDER), verb, str(scratch), str(artifact)]
+    return [str(python()), str(CONTENDER), verb, str(scratch), str(artifact)]

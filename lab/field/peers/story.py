@@ -21,7 +21,8 @@ from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
 STORY_SECONDS = 60  # three stories of a fraction of a second each, on a loaded machine
-# Each contender's words: how B came to hold what A took, why A's late finish was taken or not, what
+# Each contender's words: how B came to hold what A took, why A's late finish was refused (the
+# artifact) or taken (a queue), what
 # a worker takes and acknowledges with, and the connection it works through (with its settings).
 WORDS = {
     "artifact": {"again": "p_again_artifact", "why": "p_why_artifact", "takes": "p_takes_artifact", "connection": "p_connection_artifact"},
@@ -30,9 +31,9 @@ WORDS = {
 }
 
 
-def play(artifact, scratch, where=None):
+def play(artifact, scratch):
     """Each contender's story, as contender.py tells it (a list of dicts, the artifact first)."""
-    command = environment.contender("story", scratch, artifact, where)
+    command = environment.contender("story", scratch, artifact)
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=STORY_SECONDS)
     except subprocess.TimeoutExpired:
@@ -55,7 +56,9 @@ def render(stories, lang="en", console=None):
         table.add_column(words(key))
     for story in stories:
         own = WORDS[story["name"]]
-        verdict = words("p_accepted" if story["late_accepted"] else "p_refused", why=words(own["why"], changed=_changed(story)))
+        as_told = story["late_accepted"] == (story["name"] != "artifact")  # the why in own words holds only then
+        why = words(own["why"] if as_told else "p_why_otherwise", changed=_changed(story))
+        verdict = words("p_accepted" if story["late_accepted"] else "p_refused", why=why)
         shown = f"{story['name']} {story['version']}" if story["name"] != "artifact" else words("p_the_artifact", file=story["version"])
         table.add_row(shown, words(own["again"]), story["finished_b"], story["late"], verdict)
     console.print(table)
@@ -68,11 +71,11 @@ def _changed(story):
     return ", ".join(key for key in after if before.get(key) != after[key]) or "-"
 
 
-def main(impl_path, label, lang="en", where=None):
+def main(impl_path, label, lang="en"):
     with tempfile.TemporaryDirectory(prefix="lab-peers-") as scratch:
         artifact = materialize(impl_path, label, scratch)
         try:
-            stories = play(artifact, scratch, where)
+            stories = play(artifact, scratch)
         except environment.PeersUnavailable as error:
             print(words_of("field", lang)("peers_unavailable", error=error))
             return ExitStatus.SOME_FAIL
