@@ -40,6 +40,14 @@ def test_the_peers_live_in_a_venv_of_their_own_with_the_pinned_versions(peers_py
     assert environment.python() == peers_python and stamp.stat().st_mtime_ns == made  # made once
 
 
+def test_an_install_that_fails_says_what_pip_said_in_one_line(tmp_path):
+    pip = tmp_path / "pip.py"
+    pip.write_text("import sys\nprint('WARNING: noise', file=sys.stderr)\nsys.exit('ERROR: No matching distribution found for litequeue==0.9')\n")
+    with pytest.raises(environment.PeersUnavailable) as failed:
+        environment._run([sys.executable, str(pip)])
+    assert str(failed.value) == f"{sys.executable} {pip}: ERROR: No matching distribution found for litequeue==0.9"
+
+
 def test_the_late_acknowledgement_is_accepted_by_each_queue_and_refused_by_the_artifact(tmp_path, peers_python):
     stories = story.play(materialize(REFERENCE, "solutions", tmp_path), tmp_path)
     by_name = {s["name"]: s for s in stories}
