@@ -1,6 +1,7 @@
 """Exit statuses (lab/model/status.py ExitStatus): 0 all learner checks pass, 1 some fail, 2 usage error,
 3 the lab itself is broken."""
 
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -82,3 +83,17 @@ def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_
     assert lab_main.main(["check", "1"]) == ExitStatus.LAB_BROKEN
     error = capsys.readouterr().err
     assert error.startswith("The lab itself is broken: ") and len(error.strip().splitlines()) == 1
+
+
+def _targets_in_tables(readme, heading):
+    """The targets named in the first column of the table that follows heading in README.md."""
+    rows = readme[readme.index(heading) :].split("\n\n", 2)[1].splitlines()
+    return {name for row in rows[2:] for name in re.findall(r"`([a-z-]+)`", row.split("|")[1])}
+
+
+@pytest.mark.parametrize("heading", ["Every target, with the statuses it can end with", "各ターゲットが終わるときのコード"])
+def test_readme_gives_the_exit_statuses_of_every_make_target(heading):
+    makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([a-z-]+):.*## ", makefile, re.MULTILINE))
+    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
+    assert _targets_in_tables(readme, heading) == targets
