@@ -86,7 +86,7 @@ def test_a_survivor_lists_only_the_clauses_of_the_code_it_changes(restyled):
     _, _, done, _ = restyled
     contracts = {line.strip() for line in done.stdout.splitlines() if line.strip().startswith("contract:")}
     assert contracts == {say("mutation.contract", "en", clauses="C4.5, C4.6", question=say("mutation.question", "en"))}
-    assert say("mutation.record_hint", "en", id="", file="")[:20] in done.stdout
+    assert say("mutation.record_hint", "en", id="", impl="", file="")[:20] in done.stdout
 
 
 def test_the_labs_reviewed_equivalences_excuse_the_same_kind_of_change_on_restyled_code(restyled):

@@ -22,8 +22,9 @@ def summary_lines(report, lang="en"):
             lines += ["", f"  {m.id}  [{m.origin}, {words('step', n=m.step)}, {m.function}: {m.status}]  {m.file}:{m.location[0]}"]
             lines += ["    " + line for line in m.diff.splitlines()]
             lines += ["    " + words("contract", clauses=", ".join(report.clauses_of(m)), question=say("mutation.question", lang))]
-            if report.own_ledger:
-                lines.append("    " + words("record_hint", id=m.id, file=report.own_ledger))
+            if report.own_ledger:  # IMPL=steps is make's default
+                impl = "" if report.impl == "steps" else f" IMPL={report.impl}"
+                lines.append("    " + words("record_hint", id=m.id, impl=impl, file=report.own_ledger))
         lines.append("")
     lines.append(words("score_heading", impl=report.impl))
     for step in report.steps():
