@@ -86,7 +86,7 @@ def record_equivalent(argv=None):
         if is_reference(args.impl):
             raise UsageError(say("mutation.reference_ledger", args.lang))
         stage_dir = Path(args.stage) if args.stage else STAGE_DIR / _slug(args.impl)
-        said, _ = own_ledger.record(args.impl, args.id, args.why, stage_dir, args.lang)
+        said = own_ledger.record(args.impl, args.id, args.why, stage_dir, args.lang)
     except UsageError as error:
         print(error, file=sys.stderr)
         return ExitStatus.USAGE

@@ -23,7 +23,7 @@ HEADER = """\
 
 
 def record(impl, mutant_id, why, stage_dir, lang="en"):
-    """Add the entry to impl's ledger; (the message to print, the ledger's path)."""
+    """Add the entry to impl's ledger; the message to print."""
     why = " ".join(why.split())
     if not why:
         raise UsageError(say("mutation.why_required", lang))
@@ -34,10 +34,10 @@ def record(impl, mutant_id, why, stage_dir, lang="en"):
     shown = display_path(path)
     ledger = equivalents.Ledger(path)  # a ledger that is not valid TOML stops here, untouched
     if ledger.match(variant) is not None:
-        return say("mutation.already_recorded", lang, id=mutant_id, file=shown), path
+        return say("mutation.already_recorded", lang, id=mutant_id, file=shown)
     text = path.read_text(encoding="utf-8") if path.exists() else HEADER
     path.write_text(text.rstrip("\n") + "\n\n" + _toml(entry), encoding="utf-8")
-    return say("mutation.recorded", lang, id=mutant_id, function=variant.function, file=shown), path
+    return say("mutation.recorded", lang, id=mutant_id, function=variant.function, file=shown)
 
 
 def _variant(impl, mutant_id, stage_dir, lang):
