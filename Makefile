@@ -17,7 +17,7 @@ SEED ?=
 BENCH_TIME ?= 0.05
 
 # `make check-step 4`, `make hint 4`: the word after the verb is the step, not a target of its own.
-ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch language))
+ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch language equivalent))
   N ?= $(word 2,$(MAKECMDGOALS))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
@@ -43,7 +43,7 @@ else
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report equivalent demo stress bench hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -125,6 +125,10 @@ mutation-report: IMPL = solutions
 #ja mutation-report IMPL (既定 solutions) の mutmut の変異体を検査にかけ、キルマトリクスつきで: reports/mutation/
 mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
 	@$(PY) -m lab mutation --impl "$(IMPL)" --lang $(LAB_LANG)
+
+#ja equivalent    自分のコードの生存変異体 ID を、理由とともに IMPL のフォルダの台帳 (steps/equivalents.toml) に等価変異体として記録: make equivalent ID WHY="…"
+equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with its reason, in the ledger in IMPL's folder (steps/equivalents.toml): make equivalent ID WHY="…"
+	@$(PY) -m lab equivalent "$(N)" --why "$(WHY)" --impl "$(IMPL)" --lang $(LAB_LANG)
 
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught

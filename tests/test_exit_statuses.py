@@ -98,4 +98,4 @@ def test_readme_tables_name_every_status_and_every_target(heading):
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
     targets = set(re.findall(r"^([a-z-]+):.*## ", makefile, re.MULTILINE))
     named = set(re.findall(r"`([a-z-]+)`", "\n".join(line.split("|")[1] for line in section.splitlines() if line.startswith("| `"))))
-    assert targets <= named, targets - named
+    assert targets == named, targets ^ named
