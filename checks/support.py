@@ -11,9 +11,9 @@ from contextlib import closing, contextmanager
 from hypothesis import strategies as st
 
 from lab.model.course import load_course
-from lab.text.messages import say
 from lab.model.outcomes import CallRaised, NotImplementedYet
 from lab.model.targets import Plan
+from lab.text.messages import say
 
 LANG = Plan.from_environment().lang
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")

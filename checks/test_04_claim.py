@@ -8,7 +8,20 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from interleavings import check_interleavings
 from sequences import model_check
-from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, on, raised, row, seed, write_lock_held
+from support import (
+    NON_POSITIVE_TTLS,
+    assert_unchanged,
+    call,
+    count_rows,
+    explain,
+    in_processes,
+    on,
+    raised,
+    row,
+    seed,
+    write_lock_held,
+)
+
 
 @pytest.mark.clause("C4.1")
 @given(ttl=NON_POSITIVE_TTLS)

@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 from learner_folders import fingerprint, make_learner
 
-from lab.grading import kill_matrix
 import lab.grading.classroom as classroom
-from lab.model.course import LAB_ROOT
-from lab.running.runner import run
+from lab.grading import kill_matrix
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.mutants import load_mutants
 from lab.model.status import ExitStatus
 from lab.model.targets import Target
-from lab.model.course import load_course
-from lab.model.mutants import load_mutants
+from lab.running.runner import run
 
 LAST = len(load_course())  # the course's step count: a learner who did everything has LAST/LAST
 CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)

@@ -6,10 +6,10 @@ import re
 import pytest
 
 from lab.model.course import LAB_ROOT, load_course, step_of_clause
-from lab.text.language import LANGUAGES
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import apply, load_mutants
 from lab.model.pristine import stub_text
+from lab.text.language import LANGUAGES
 
 COURSE = load_course()
 MUTANTS = load_mutants()

@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.text.messages import CATALOGUE
 
 GLOSSARY = tomllib.loads((LAB_ROOT / "lab" / "text" / "glossary.toml").read_text(encoding="utf-8"))["term"]
@@ -26,6 +26,9 @@ def _japanese_texts():
         for index, hint in enumerate(step.hints["ja"], 1):
             yield f"course.toml step {step.number} hint {index}", hint
         yield f"{step.dir}/CONTRACT.ja.md", step.contract_path("ja").read_text(encoding="utf-8")
+    for number, closing in enumerate(closing_questions(), 1):
+        yield f"course.toml closing question {number}", closing.question["ja"]
+        yield f"course.toml closing question {number}, model answer", closing.answer["ja"]
     readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
     yield "README.md 日本語", readme[readme.index("\n## 日本語") :]
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")

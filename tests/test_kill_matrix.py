@@ -7,18 +7,16 @@ from dataclasses import asdict, replace
 import pytest
 
 from lab import cache
-
 from lab.grading import kill_matrix
 from lab.grading.checker_digest import checker_files
-from lab.model.mutants import load_mutants
 from lab.model import checks
-from lab.mutation import matrix
-from lab.running.runner import Result, run
-
 from lab.model.course import LAB_ROOT, all_clauses, load_course
-from lab.text.language import LANGUAGES
+from lab.model.mutants import load_mutants
 from lab.model.status import ExitStatus
 from lab.model.targets import PLAN_VARIABLE, Plan, Target
+from lab.mutation import matrix
+from lab.running.runner import Result, run
+from lab.text.language import LANGUAGES
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):

@@ -12,12 +12,12 @@ import time
 import pytest
 from learner_folders import fingerprint
 
-from lab.model.course import LAB_ROOT, load_course
-from lab.model.implementation import STEP_FILE
 from lab import commands
 from lab.learner import completion, verdicts, watch
-from lab.text.messages import words_of
+from lab.model.course import LAB_ROOT, closing_questions, load_course
+from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
+from lab.text.messages import words_of
 
 COURSE = load_course()
 STEP4 = COURSE[3]
@@ -108,17 +108,36 @@ def test_when_all_eight_pass_the_course_is_complete_and_the_answers_file_is_kept
     shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps", ignore=shutil.ignore_patterns("__pycache__"))
     _, out, _ = lab(tmp_path, "progress", capsys=capsys)
     answers = tmp_path / "steps" / completion.ANSWERS_FILE
-    assert say("complete", "en", count=len(load_course())) in out and say("question_1", "en") in out and say("question_2", "en") in out
+    first, second = closing_questions()
+    assert say("complete", "en", count=len(load_course())) in out and first.question["en"] in out and second.question["en"] in out
     assert say("unanswered", "en", count=2, file="steps/ANSWERS.md") in out
-    assert say("question_1", "ja") in answers.read_text()
+    assert say("model_answer", "en") not in out  # a model answer only after its question is answered
+    assert first.question["ja"] in answers.read_text()
     answers.write_text(answers.read_text().replace(say("answer_here", "en") + " " + say("answer_here", "ja"), "Because every later step keeps running them.", 1))
     _, out, _ = lab(tmp_path, "progress", "--lang", "ja", capsys=capsys)
     assert say("unanswered", "ja", count=1, file="steps/ANSWERS.md") in out
+    assert first.answer["ja"].splitlines()[0] in out and second.answer["ja"].splitlines()[0] not in out
     written = answers.read_text() + "\n(and) the clock is the caller's.\n"
     answers.write_text(written)
     _, out, _ = lab(tmp_path, "progress", capsys=capsys)
     assert say("answered", "en", file="steps/ANSWERS.md") in out
     assert answers.read_text() == written  # never overwritten
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_once_both_closing_questions_are_answered_progress_shows_a_model_answer_beside_each(tmp_path, capsys, lang):
+    shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps", ignore=shutil.ignore_patterns("__pycache__"))
+    answers = completion.ensure_answers_file(tmp_path / "steps")
+    placeholder = say("answer_here", "en") + " " + say("answer_here", "ja")
+    text = answers.read_text().replace(placeholder, "Each step only adds a function.", 1).replace(placeholder, "Side effects are not fenced.", 1)
+    answers.write_text(text)
+    _, out, _ = lab(tmp_path, "progress", "--lang", lang, capsys=capsys)
+    lines = out.splitlines()
+    for number, (closing, theirs) in enumerate(zip(closing_questions(), ["Each step only adds a function.", "Side effects are not fenced."]), 1):
+        at = lines.index(f"  {number}. {closing.question[lang]}")
+        mine, model = lines.index(completion.INDENT + say("your_answer", lang), at), lines.index(completion.INDENT + say("model_answer", lang), at)
+        assert lines[mine + 1].strip() == theirs and mine < model
+        assert [line.strip() for line in lines[model + 1 : model + 1 + len(closing.answer[lang].splitlines())]] == closing.answer[lang].splitlines()
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

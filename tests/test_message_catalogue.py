@@ -53,7 +53,7 @@ def sources():
 # help (lab/commands/__init__.py: "verbs." + its name).
 SAID_THROUGH_A_VALUE = re.compile(
     r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error)"
-    r"|verbs\.\w+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|renew|complete|release)_(ok|refused))$"
+    r"|verbs\.\w+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"
 )
 # A violation's title (lab/field/stress.py: key + "_title") is said wherever its violation is.
 TITLE = re.compile(r"^(field\.v_\w+)_title$")

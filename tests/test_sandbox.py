@@ -14,13 +14,13 @@ from types import SimpleNamespace
 import pytest
 
 from lab.model.course import LAB_ROOT
+from lab.model.implementation import Implementation, SourceFile
 from lab.model.outcomes import LearnerProcessLost
 from lab.sandbox import confinement
 from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import load
 from lab.sandbox.remote import RemoteModule
 from lab.sandbox.values import Opaque
-from lab.model.implementation import Implementation, SourceFile
 
 CONFINED = confinement.available()
 

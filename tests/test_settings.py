@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from lab import cache, commands
-from lab.commands.mutation import _slug
+from lab.commands.mutation import stage_of
 from lab.grading import predictions
 from lab.learner import verdicts
 from lab.learner.prediction_status import prediction_line
@@ -48,7 +48,7 @@ def test_impl_steps_names_the_labs_own_folder_from_any_folder_for_every_verb(ver
 
 def test_the_mutation_report_stages_steps_under_the_same_name_from_any_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert _slug(settings_of("mutation", "--impl", "steps").impl) == "steps"
+    assert stage_of(settings_of("mutation", "--impl", "steps").impl).name == "steps"
 
 
 def test_an_impl_found_nowhere_is_one_line_and_status_2_for_the_mutation_report_too(tmp_path):

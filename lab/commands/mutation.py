@@ -20,11 +20,9 @@ OUT_DIR = LAB_ROOT / "reports" / "mutation"
 
 
 def add_arguments(parser):
-    from lab.mutation.equivalents import LEARNER_LEDGER
-
     options.impl(parser, default="solutions")
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
-    parser.add_argument("--ledger", default=str(LEARNER_LEDGER), help="your own reviewed equivalents, read for any IMPL but the reference")
+    parser.add_argument("--ledger", help="your own reviewed equivalents, read for any IMPL but the reference (default: equivalents.toml in IMPL's folder)")
     options.lang(parser)
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
 
@@ -38,14 +36,14 @@ def run(arguments, settings):
     from lab.mutation import html, stryker, text
     from lab.mutation.build import build
     from lab.mutation.equivalents import LedgerError
-    from lab.mutation.stage import STAGE_DIR, MutmutFailed
+    from lab.mutation.stage import MutmutFailed
     from lab.text.messages import say
 
     lang, started = settings.lang, time.monotonic()
     try:
-        stage_dir = Path(arguments.stage) if arguments.stage else STAGE_DIR / _slug(settings.impl)
+        stage_dir = stage_of(settings.impl, arguments.stage)
         stage_dir.parent.mkdir(exist_ok=True)
-        report = build(settings.impl, stage_dir=stage_dir, learner_ledger=Path(arguments.ledger), lang=lang)
+        report = build(settings.impl, stage_dir=stage_dir, learner_ledger=arguments.ledger and Path(arguments.ledger), lang=lang)
     except (MutmutFailed, LedgerError) as error:
         raise UsageError(say("command.mutation_failed", lang, error=error.said(lang))) from None
     except UsageError as error:
@@ -61,9 +59,15 @@ def run(arguments, settings):
     return ExitStatus.SOME_FAIL if report.survivors() else ExitStatus.ALL_PASS
 
 
-def _slug(impl):
-    """A stage folder name per implementation, so that switching IMPL keeps each one's results."""
+def stage_of(impl, stage=None):
+    """The stage folder of impl's report (stage: one given by hand): one folder per implementation,
+    so that switching IMPL keeps each one's results, and `equivalent` finds the last report's."""
     import re
+    from pathlib import Path
 
+    from lab.mutation.stage import STAGE_DIR
+
+    if stage:
+        return Path(stage)
     name = impl.relative_to(LAB_ROOT) if impl.is_relative_to(LAB_ROOT) else impl
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_") or "impl"
+    return STAGE_DIR / (re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_") or "impl")
