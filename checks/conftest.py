@@ -13,6 +13,7 @@ from lab.model.course import step_of_check
 from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.sandbox.local import LocalModule
+from lab.sandbox.opened import opened
 from lab.model.targets import Plan, Target
 from support import open_db
 
@@ -104,7 +105,7 @@ def lease(request):
     a channel (lab/sandbox/remote.py).
     """
     step, record = step_of(request.node), os.environ.get("LEASE_LAB_PARTITIONS")
-    with request.param.opened(step, PLAN) as module:
+    with opened(request.param, step, PLAN) as module:
         if record:  # tests/test_partitions.py counts the kinds of input each step's checks reach
             from partitions import Recording  # only then: the predictions' plugin loads this file alone
 

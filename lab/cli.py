@@ -19,7 +19,9 @@ from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
 from lab.model.implementation import UsageError, assemble, read
 from lab.learner import commands as learner
+from lab.learner.completion import closing_lines
 from lab.learner.compared import Seen
+from lab.learner.store import Store
 from lab.learner.verdicts import keys_before_check, record_check
 from lab.text.language import chosen
 from lab.text.messages import say
@@ -116,7 +118,8 @@ def main(argv=None):
 def run_check(arguments):
     steps, mutant_steps = parse_steps(arguments.step.strip(), arguments.lang)
     impl = resolve_impl(arguments.impl, arguments.lang)
-    known = keys_before_check(impl)  # make progress reads the verdicts of the learner's steps/
+    store = Store(LAB_ROOT)
+    known = keys_before_check(impl, store)  # make progress reads the verdicts of the learner's steps/
     if not confinement.available():
         print(say("unconfined", arguments.lang), file=sys.stderr)
     outcome = checking.check(
@@ -124,9 +127,10 @@ def run_check(arguments):
         strict=arguments.strict, budget=arguments.budget,
     )
     outcome.show_all = arguments.show == "all"
-    seen = Seen(LAB_ROOT) if known is not None else None  # the learner's own steps/: later runs fold what was seen
-    report.render(outcome, arguments.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=impl)
-    record_check(known, outcome)
+    seen = Seen(store) if known is not None else None  # the learner's own steps/: later runs fold what was seen
+    closing = closing_lines(outcome, arguments.lang, store.root) if seen is not None else []  # the end of the course writes ANSWERS.md
+    report.render(outcome, arguments.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=impl, closing=closing)
+    record_check(known, outcome, store)
     for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

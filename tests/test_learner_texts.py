@@ -15,7 +15,7 @@ from lab.grading import kill_matrix
 from lab.reporters import terminal as report
 from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
-from lab.learner.diff import marked
+from lab.reporters.diff import marked
 from lab.model.mutants import load_mutants
 from lab.running.runner import Result
 

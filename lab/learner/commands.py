@@ -10,6 +10,7 @@ import sys
 from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
+from lab.learner.store import Store
 from lab.text.language import chosen
 from lab.text.messages import words_of
 
@@ -59,34 +60,34 @@ def main(argv, root=LAB_ROOT):
     except UsageError as error:
         print(error, file=sys.stderr)
         return ExitStatus.USAGE
-    status, lines = _dispatch(arguments, step, root)
+    status, lines = _dispatch(arguments, step, Store(root))
     for line in lines:
         print(line)
     return status
 
 
-def _dispatch(arguments, step, root):
+def _dispatch(arguments, step, store):
     lang = arguments.lang
     if arguments.verb == "hint":
         from lab.learner.hint import hint
 
-        return ExitStatus.ALL_PASS, hint(step, lang, arguments.all, root)
+        return ExitStatus.ALL_PASS, hint(step, store, lang, arguments.all)
     if arguments.verb in ("progress", "next"):
         from lab.learner import progress
 
         if arguments.verb == "progress":
-            return ExitStatus.ALL_PASS, progress.progress(lang, root)
-        return ExitStatus.ALL_PASS, progress.next_lines(progress.step_states(root / "steps", lang, root)[0], lang, root)
+            return ExitStatus.ALL_PASS, progress.progress(store, lang)
+        return ExitStatus.ALL_PASS, progress.next_lines(progress.step_states(store.root / "steps", store, lang)[0], store, lang)
     if arguments.verb in ("reset", "restore", "backups"):
         from lab.learner import reset
 
         if arguments.verb == "restore":
-            return reset.restore(step, lang, root, arguments.at)
-        return (reset.reset if arguments.verb == "reset" else reset.listing)(step, lang, root)
+            return reset.restore(step, store, lang, arguments.at)
+        return (reset.reset if arguments.verb == "reset" else reset.listing)(step, store, lang)
     from lab.learner.watch import watch
 
     flags = ["--time-limit", arguments.time_limit] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
-    return watch(step, flags, lang, root), []
+    return watch(step, flags, lang, store.root), []
 
 
 def _language(choice, lang, root):

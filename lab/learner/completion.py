@@ -8,6 +8,7 @@ template's placeholder follows its heading.
 from pathlib import Path
 
 from lab.learner.store import shown
+from lab.model.course import LAB_ROOT, load_course
 from lab.text.messages import words_of
 
 ANSWERS_FILE = "ANSWERS.md"
@@ -70,3 +71,14 @@ def completion_lines(steps_dir, lang="en", root=None):
     lines.append(words("closing", file=file))
     lines += [f"  {n}. {words(key)}" for n, key in enumerate(QUESTIONS, start=1)]
     return lines + [words("unanswered", count=missing, file=file)]
+
+
+def closing_lines(outcome, lang="en", root=LAB_ROOT):
+    """After a check of the learner's own steps/ that passes every step of the course: the lines
+    that end it (the answers file is written first when it is missing); otherwise none."""
+    steps_dir = root / "steps"
+    if len(outcome.steps) != len(load_course()) or (root / outcome.impl).resolve() != steps_dir.resolve():
+        return []
+    if not all(outcome.step_passes(number) for number in outcome.steps):
+        return []
+    return completion_lines(steps_dir, lang, root)
