@@ -133,14 +133,14 @@ class Replies:
     def wait(self, timeout=None):
         return 0
 
-    def kill(self):
+    def end(self):
         pass
 
 
 def channel_reading(lines, asked=()):
     """A LearnerProcess whose replies are `lines`, with the requests `asked` sent first."""
     process = channel.LearnerProcess.__new__(channel.LearnerProcess)
-    process.popen, process.group = Replies(lines), None
+    process.popen = Replies(lines)
     process.replies, process.lost, process.awaited, process.held = {}, None, set(asked), 0
     process.arrived, process.on_event = threading.Condition(), None
     process.ending = threading.RLock()
