@@ -23,7 +23,7 @@ from lab.model.course import PREDICTION_TEST, load_course
 from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
 from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction, prediction_path
+from lab.model.prediction_file import holds_a_prediction, prediction_path
 from lab.running.runner import LabBroken, Result, run
 from lab.model.targets import Target
 

@@ -15,7 +15,6 @@ it observes, or not at all.
 import json
 import os
 import random
-import select
 import subprocess
 import sys
 import threading
