@@ -89,16 +89,16 @@ def spawn(command, limits=None, self_limited=False, session=True, **popen):
     group, which ends it with this process (the prediction child, whose host the runner ends
     with its whole group). popen: subprocess.Popen's other arguments."""
     group = _pids_group(limits.processes) if limits and limits.group else None
-    rlimits = None if limits is None or self_limited else limits
+    set_here = None if limits is None or self_limited else limits  # the limits preexec sets
 
     def preexec():
         if group:
             _join(group)
-        if rlimits:
-            rlimits.apply()
+        if set_here:
+            set_here.apply()
 
     try:
-        child = Child(command, start_new_session=session, preexec_fn=preexec if group or rlimits else None, **popen)
+        child = Child(command, start_new_session=session, preexec_fn=preexec if group or set_here else None, **popen)
     except BaseException:
         if group:
             remove_group(group)
