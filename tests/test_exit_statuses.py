@@ -12,7 +12,8 @@ import lab.grading.check as checking
 from lab.cli import main
 from lab.model.course import LAB_ROOT, CourseFormatError, load_course
 from lab.model.mutants import load_mutants
-from lab.running.runner import LabBroken, Result
+from lab.model.results import Result
+from lab.running.runner import LabBroken
 from lab.model.status import ExitStatus
 
 

@@ -13,7 +13,8 @@ from lab.grading.checker_digest import checker_files
 from lab.model.mutants import load_mutants
 from lab.model import checks
 from lab.mutation import matrix
-from lab.running.runner import Result, run
+from lab.model.results import Result
+from lab.running.runner import run
 
 from lab.model.course import LAB_ROOT, LANGUAGES, all_clauses, load_course
 from lab.model.status import ExitStatus

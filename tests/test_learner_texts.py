@@ -17,7 +17,7 @@ from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
 from lab.learner.diff import marked
 from lab.model.mutants import load_mutants
-from lab.running.runner import Result
+from lab.model.results import Result
 
 # Every sentence of the checker and of the learner's commands is in the catalogue (lab/text/): its
 # keys, placeholders and translations are checked in tests/test_message_catalogue.py.

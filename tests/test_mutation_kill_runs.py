@@ -8,7 +8,7 @@ from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import equivalents, kill_runs, listing, matrix
 from lab.mutation.variants import Variant
-from lab.running.runner import Result
+from lab.model.results import Result
 
 SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
 EVERY_STEP = (1, 2, 3, 4, 5, 6, 7, 8)

@@ -10,7 +10,7 @@ from lab.model.mutants import SOLUTIONS_DIR
 from lab.grading import kill_matrix
 from lab.model import checks
 from lab.mutation import passing
-from lab.running.runner import Result
+from lab.model.results import Result
 
 RELEASE = "07-release/step.py"
 

@@ -10,26 +10,16 @@ from lab.model.implementation import read
 from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.running.runner import run
-from lab.model.status import CheckStatus, ExitStatus
+from lab.model.results import MutantVerdict
+from lab.model.status import ExitStatus
 from lab.model.targets import Target
-
-
-@dataclass
-class MutantVerdict:
-    mutant: object
-    killed_by: list  # names of the checks that failed against the mutant
-    passed_by: list  # names of the checks the mutant still passes
-
-    @property
-    def survived(self):
-        return not self.killed_by
 
 
 @dataclass
 class CheckRun:
     steps: tuple  # the steps whose checks ran against the learner's code
     impl: str
-    results: list  # runner.Result, one per check of the learner's code
+    results: list  # results.Result, one per check of the learner's code
     verdicts: list = field(default_factory=list)
     lab_problems: list = field(default_factory=list)
     kill_matrix_cached: bool = False  # the mutants' results came from build/cache/
@@ -47,7 +37,7 @@ class CheckRun:
 
     def step_passes(self, number):
         found = self.step_results(number)
-        return bool(found) and all(r.status == CheckStatus.PASSED for r in found)
+        return bool(found) and all(r.passed for r in found)
 
     @property
     def exit_status(self):
@@ -97,7 +87,7 @@ def mutant_verdicts(mutants, time_limit=10.0, lang="en", use_cache=True):
 
 def _verdict(mutant, results):
     own = [r for r in results if r.target == mutant.id]
-    return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.status == "passed"])
+    return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.passed])
 
 
 def every_step():

@@ -18,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import credit, feedback, gradebook, predictions, regrade
+from lab.grading import credit, feedback, gradebook, regrade
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import load_mutants
-from lab.model.status import CheckStatus, ExitStatus
+from lab.model.results import CheckStatus, PredictionStatus
+from lab.model.status import ExitStatus
 from lab.reporters import results_json
 from lab.sandbox import integrity
 from lab.text.messages import say, words_of
@@ -194,7 +195,7 @@ def prediction_cell(submission, lang="en"):
     parts, caught, count = [], 0, 0
     for prediction in written:
         own = [m for m in every_mutant if m.step == prediction.step]
-        if prediction.status == predictions.REJECTS:
+        if prediction.status == PredictionStatus.REJECTS:
             parts.append(words("pred_rejects", step=prediction.step))
             count += len(own)
             continue
@@ -341,7 +342,7 @@ def glance(outcome, lang="en"):
         lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
         caught_any = 0
         for mutant in load_mutants():
-            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == predictions.WRITTEN]
+            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == PredictionStatus.WRITTEN]
             hits = sum(p.caught(mutant.id) for p in wrote)
             caught_any += hits > 0
             review = words("review_mark") if mutant.worksheet else ""

@@ -7,7 +7,7 @@ import re
 
 from lab.grading import credit
 from lab.model.course import LAB_ROOT, load_course
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 from lab.sandbox.confinement import SCRATCH_INSIDE
 from lab.text.messages import words_of
 

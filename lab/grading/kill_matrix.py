@@ -26,13 +26,13 @@ from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
 from lab.model.checks import checks_of
 from lab.grading.reach import check_text, relevant_text
-from lab.running.runner import Result, run
+from lab.model.results import LOSSES, Result
+from lab.running.runner import run
 from lab.text.messages import say
 from lab.model.targets import Target
 
 NAMESPACE = "kill-matrix"
 WHOLE = "every check"  # part of the key of a whole run's results (see Keys)
-LOSSES = ("timeout", "crashed")
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def pending(job, time_limit=10.0):
 
 def killed_by(results):
     """The names of the checks that fail against a mutant, each once, in the order they ran."""
-    return list(dict.fromkeys(r.check for r in results if r.status != "passed"))
+    return list(dict.fromkeys(r.check for r in results if not r.passed))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import ast
 import shutil
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from lab import cache
@@ -24,7 +24,8 @@ from lab.model.course import PREDICTION_TEST, load_course
 from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
 from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.running.runner import LabBroken, Result, run
+from lab.model.results import CheckStatus, Prediction, PredictionOutcome, PredictionStatus, Result
+from lab.running.runner import LabBroken, run
 from lab.model.targets import Target
 
 PREDICTION_FILE = "prediction.py"
@@ -33,32 +34,6 @@ REFERENCE = "solutions"
 PLUGIN = "lab.running.prediction_plugin"
 HOST = "lab.running.prediction_host"  # the runner's child for predictions: it runs them with PLUGIN
 NAMESPACE = "predictions"  # in the cache store
-# No prediction yet, written, or refused by the correct code.
-NO_PREDICTION, WRITTEN, REJECTS = "no_prediction", "written", "rejects_correct_code"
-
-
-@dataclass
-class Prediction:
-    step: int
-    file: str  # as the learner would type it
-    status: str  # NO_PREDICTION, WRITTEN or REJECTS
-    message: str = ""  # why the correct code was rejected, or what is wrong with the file
-    outcomes: dict = field(default_factory=dict)  # mutant id -> "caught" | "missed"
-    cached: bool = False
-
-    @property
-    def written(self):
-        return self.status != NO_PREDICTION
-
-    def caught(self, mutant_id):
-        return self.outcomes.get(mutant_id) == "caught"
-
-    @property
-    def caught_count(self):
-        return sum(o == "caught" for o in self.outcomes.values())
-
-    def catches_the_snippet(self, mutants):
-        return self.status == WRITTEN and all(self.caught(m.id) for m in mutants if m.worksheet and m.step == self.step)
 
 
 def prediction_path(impl, step):
@@ -117,10 +92,10 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True, bud
         path, text, refused = read_prediction(impl, step)
         # Only where the lab shipped a prediction file (steps/, not solutions/ or one .py file).
         shown = display_path(path) if path and (path.is_file() or refused) else ""
-        prediction = Prediction(number, shown, NO_PREDICTION)
+        prediction = Prediction(number, shown, PredictionStatus.NO_PREDICTION)
         predictions.append(prediction)
         if refused:
-            prediction.status, prediction.message = REJECTS, say(refused, lang, file=shown, limit=MAX_FILE >> 20)
+            prediction.status, prediction.message = PredictionStatus.REJECTS, say(refused, lang, file=shown, limit=MAX_FILE >> 20)
             continue
         if not holds_a_prediction(text):
             continue
@@ -178,19 +153,20 @@ def _run(to_run, time_limit, lang, budget, deadline):
 
 def _broken(number, error, lang):
     message = say("prediction_cannot_run", lang, error=str(error).strip()[-800:])
-    return Result("", "test_my_prediction", f"{REFERENCE}-{number}", number, [], "error", message, 0.0)
+    return Result("", "test_my_prediction", f"{REFERENCE}-{number}", number, [], CheckStatus.ERROR, message, 0.0)
 
 
 def _settle(prediction, results, mutants):
     by_target = {r.target: r for r in results}
     reference = by_target.get(f"{REFERENCE}-{prediction.step}")
-    if reference is None or reference.status == "not_implemented":
-        prediction.status = "no_prediction"
+    if reference is None or reference.status == CheckStatus.NOT_IMPLEMENTED:
+        prediction.status = PredictionStatus.NO_PREDICTION
         return
-    if reference.status != "passed":
-        prediction.status, prediction.message = REJECTS, reference.message or reference.status
+    if not reference.passed:
+        prediction.status, prediction.message = PredictionStatus.REJECTS, reference.message or reference.status
         return
-    prediction.status = WRITTEN
+    prediction.status = PredictionStatus.WRITTEN
     for mutant in mutants:
         result = by_target.get(mutant.id)
-        prediction.outcomes[mutant.id] = "caught" if result and result.status not in ("passed", "not_implemented") else "missed"
+        caught = result and result.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)
+        prediction.outcomes[mutant.id] = PredictionOutcome.CAUGHT if caught else PredictionOutcome.MISSED

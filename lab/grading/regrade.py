@@ -19,7 +19,7 @@ from lab.grading.checker_digest import checker_digest
 from lab.model.course import load_course
 from lab.model.implementation import assemble, read
 from lab.model.mutants import MUTANTS_DIR, SOLUTIONS_DIR
-from lab.running.runner import Result
+from lab.model.results import Prediction, Result
 
 NAMESPACE = "class-results"
 
@@ -56,7 +56,7 @@ def load(submission, cache_key):
         return False
     submission.results = [Result(**r) for r in stored["results"]]
     submission.credit = {int(n): [Result(**r) for r in rs] for n, rs in stored["credit"].items()}
-    submission.predictions = None if stored["predictions"] is None else [predictions.Prediction(**p) for p in stored["predictions"]]
+    submission.predictions = None if stored["predictions"] is None else [Prediction(**p) for p in stored["predictions"]]
     submission.seconds, submission.problem = stored["seconds"], stored["problem"]
     return True
 

@@ -6,6 +6,7 @@ prediction, so that progress stays fast. A prediction not run yet says so and na
 
 from lab import cache
 from lab.model.mutants import load_mutants
+from lab.model.results import Prediction, PredictionStatus, Result
 from lab.text.language import typed
 from lab.text.messages import words_of
 
@@ -36,8 +37,8 @@ def _cached(predictions, step, text, lang):
         stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, DEFAULT_TIME_LIMIT, lang))
         if stored is None:
             return None
-        found = predictions.Prediction(step.number, "", predictions.NO_PREDICTION)
-        predictions._settle(found, [predictions.Result(**r) for r in stored], mutants)
+        found = Prediction(step.number, "", PredictionStatus.NO_PREDICTION)
+        predictions._settle(found, [Result(**r) for r in stored], mutants)
         return found, mutants
     except (AttributeError, OSError, TypeError, ValueError):  # their cache changed shape: say less
         return None
@@ -46,7 +47,7 @@ def _cached(predictions, step, text, lang):
 def _phrase(predictions, found, lang):
     prediction, mutants = found
     words = words_of("learner", lang)
-    if prediction.status == predictions.REJECTS:
+    if prediction.status == PredictionStatus.REJECTS:
         return words("prediction_rejects")
     key = "prediction_catches" if prediction.catches_the_snippet(mutants) else "prediction_misses"
     return words(key, caught=prediction.caught_count, count=len(mutants))

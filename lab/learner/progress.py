@@ -10,6 +10,7 @@ from lab.model.implementation import STEP_FILE
 from lab.learner import verdicts
 from lab.learner.completion import completion_lines
 from lab.learner.prediction_status import prediction_line
+from lab.model.results import StepStatus
 from lab.model.pristine import is_stub
 from lab.running.runner import run
 from lab.model.targets import Target
@@ -25,7 +26,7 @@ def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=10.0):
         file = steps_dir / step.dir / STEP_FILE
         text = file.read_text(encoding="utf-8", errors="replace") if file.is_file() else ""
         if is_stub(text, step.number):
-            states[step.number] = "not_started"
+            states[step.number] = StepStatus.NOT_STARTED
         elif found[step.number] is None:
             to_run.append(step.number)
         else:
@@ -39,7 +40,7 @@ def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=10.0):
 
 def next_step(states):
     """The first step that does not pass yet, or None when the course is complete."""
-    return next((n for n in sorted(states) if states[n] == "not_started" or states[n]["status"] != "passed"), None)
+    return next((n for n in sorted(states) if states[n] == StepStatus.NOT_STARTED or states[n]["status"] != StepStatus.PASSED), None)
 
 
 def progress(lang="en", root=LAB_ROOT):
@@ -50,7 +51,7 @@ def progress(lang="en", root=LAB_ROOT):
     lines = [words("progress_heading", steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
     for step in course:
         state = states[step.number]
-        mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")
+        mark = "·" if state == StepStatus.NOT_STARTED else ("✔" if _passes(state) else "✘")
         line = f"  {mark} {step.number} {step.function:<11} {_describe(state, lang)}"
         predicted = prediction_line(steps_dir, step, lang)
         lines.append(line + (f" · {predicted}" if predicted else ""))
@@ -68,14 +69,14 @@ def next_lines(states, lang="en", root=LAB_ROOT):
 
 
 def _passes(state):
-    return state != "not_started" and state["status"] == "passed"
+    return state != StepStatus.NOT_STARTED and state["status"] == StepStatus.PASSED
 
 
 def _describe(state, lang):
     words = words_of("learner", lang)
-    if state == "not_started":
-        return words("not_started")
-    if state["status"] == "passed":
+    if state == StepStatus.NOT_STARTED:
+        return words(StepStatus.NOT_STARTED)
+    if state["status"] == StepStatus.PASSED:
         return words("passing", count=state["count"])
     if state.get("clause"):
         return words("failing", clause=state["clause"], passed=state["passed"], count=state["count"])

@@ -12,6 +12,7 @@ from pathlib import Path
 from lab import cache
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import assemble, read
+from lab.model.results import StepStatus
 from lab.learner.store import read_json, write_json
 from lab.grading.checker_digest import checker_digest
 from lab.grading.reach import relevant_text
@@ -28,8 +29,8 @@ def keys(steps_dir):
 
 def summarize(results):
     """A step's verdict from its checks' results: status, counts, the first failing clause."""
-    failing = [r for r in results if r.status != "passed"]
-    verdict = {"count": len(results), "passed": len(results) - len(failing), "status": "passed" if results and not failing else "failing"}
+    failing = [r for r in results if not r.passed]
+    verdict = {"count": len(results), "passed": len(results) - len(failing), "status": StepStatus.PASSED if results and not failing else StepStatus.FAILING}
     if failing:
         first = failing[0]
         verdict.update(clause=(first.clauses or [""])[0], check=first.check, check_status=first.status)

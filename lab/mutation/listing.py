@@ -7,6 +7,7 @@ import difflib
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.grading import reach
+from lab.model.results import MutantStatus
 from lab.mutation.model import Mutant, change_location, text_location
 
 
@@ -19,7 +20,7 @@ def mutmut_mutants(variants, source, file_name, steps, ledger):
     for v in variants:
         location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
         equivalence, step = ledger.match(v), step_of(v.function)
-        status = "equivalent" if equivalence else "not checked" if step in steps and v.function in reached else "no tests"
+        status = MutantStatus.EQUIVALENT if equivalence else MutantStatus.NOT_CHECKED if step in steps and v.function in reached else MutantStatus.NO_TESTS
         mutants.append(Mutant(
             id=v.name, origin="mutmut", step=step, function=v.function, status=status, diff=v.diff(),
             file=file_name, location=location, replacement=replacement, equivalent=equivalence,
@@ -34,7 +35,7 @@ def prebuilt_mutants(reference, file_name):
     return [
         Mutant(
             id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
-            status="not checked", diff=_prebuilt_diff(m), file=file_name,
+            status=MutantStatus.NOT_CHECKED, diff=_prebuilt_diff(m), file=file_name,
             location=text_location(reference, m.find), replacement=m.replace, clause=m.clause,
         )
         for m in load_mutants()

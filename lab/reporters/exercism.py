@@ -7,7 +7,7 @@ belongs to: here, the step. The score is one point per passing check.
 
 import json
 
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 
 STATUS = {CheckStatus.PASSED: "pass", CheckStatus.FAILED: "fail", CheckStatus.NOT_IMPLEMENTED: "fail"}  # anything else: error
 

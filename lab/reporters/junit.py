@@ -4,7 +4,7 @@ step, so that any CI system shows them."""
 import xml.etree.ElementTree as ET
 
 from lab.model.course import load_course
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
 KIND = {

@@ -3,7 +3,7 @@
 import json
 from dataclasses import asdict
 
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus, MutantStatus
 
 SCHEMA_VERSION = 1
 
@@ -21,7 +21,7 @@ def as_dict(outcome):
                 "step": v.mutant.step,
                 "clause": v.mutant.clause,
                 "worksheet": v.mutant.worksheet,
-                "status": "survived" if v.survived else "killed",
+                "status": MutantStatus.SURVIVED if v.survived else MutantStatus.KILLED,
                 "killed_by": v.killed_by,
                 "passed_by": v.passed_by,
             }

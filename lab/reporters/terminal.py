@@ -24,7 +24,7 @@ from lab.learner.completion import completion_lines
 from lab.learner.diff import marked
 from lab.learner.yours import differences
 from lab.text.messages import words_of
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 
 # How the report shows each status of a check: its mark and its colour.
 MARKS = {

@@ -27,7 +27,7 @@ from lab.running.prediction_host import BROKER
 from lab.sandbox.remote import answer
 from lab.text.messages import say
 from lab.running.recorder import recorder_of
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 from lab.model.targets import Plan
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lab.model.course import LAB_ROOT
 from lab.model.checks import check_files
+from lab.model.results import CheckStatus, Result
 from lab.text.messages import say
 from lab.model.implementation import read
 from lab.running.child_process import run_child
@@ -29,18 +30,6 @@ LOST_LIMIT = 2  # checks of one step that may crash or hang their process before
 
 class LabBroken(Exception):
     """The checks themselves could not run: a bug in the lab, not in the code under test."""
-
-
-@dataclass
-class Result:
-    nodeid: str
-    check: str
-    target: str
-    step: int
-    clauses: list
-    status: str  # passed, failed, error, not_implemented, timeout, crashed
-    message: str
-    duration: float
 
 
 def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=(), child="lab.running.child"):
@@ -149,7 +138,7 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
                 started = None
         if outcome.out_of_time:
             for nodeid in checks:
-                results.setdefault(nodeid, Result(**checks[nodeid], status="timeout", message=say("budget", lang, budget=seconds), duration=0.0))
+                results.setdefault(nodeid, Result(**checks[nodeid], status=CheckStatus.TIMEOUT, message=say("budget", lang, budget=seconds), duration=0.0))
             break
         if not checks and outcome.returncode not in (0, 1):
             raise LabBroken(f"the checks could not start (pytest exit {outcome.returncode}):\n{outcome.stderr}")
@@ -160,7 +149,7 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
         skip = list(results)
     # A check collected but never settled (its process lost, for any reason) is no pass.
     for nodeid, check in checks.items():
-        results.setdefault(nodeid, Result(**check, status="error", message=say("not_run", lang), duration=0.0))
+        results.setdefault(nodeid, Result(**check, status=CheckStatus.ERROR, message=say("not_run", lang), duration=0.0))
     return [results[nodeid] for nodeid in checks]
 
 
@@ -180,7 +169,7 @@ def _give_up_after(lost, losses, checks, results, lang):
 def _lost(check, outcome, time_limit, lang="en"):
     """The result of a check during which the child process died or hung."""
     if outcome.hung:
-        status, message = "timeout", say("hung", lang, limit=time_limit)
+        status, message = CheckStatus.TIMEOUT, say("hung", lang, limit=time_limit)
     else:
-        status, message = "crashed", say("crashed", lang, code=outcome.returncode)
+        status, message = CheckStatus.CRASHED, say("crashed", lang, code=outcome.returncode)
     return Result(**check, status=status, message=message, duration=0.0)

@@ -13,7 +13,7 @@ from pathlib import Path
 from lab.model.course import LAB_ROOT
 from lab.text.messages import say
 from lab.model.outcomes import CallRaised, CheckTimeout, ClauseBroken, LearnerProcessLost, LoadFailure, NotImplementedYet
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 
 
 class StepTimedOut(Exception):
