@@ -14,7 +14,8 @@ from pathlib import Path
 
 from lab.grading import check as checking
 from lab.grading import classroom
-from lab.reporters import exercism, junit, terminal as report, results_json
+from lab import reporters
+from lab.reporters import terminal as report
 from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
 from lab.model.implementation import UsageError, assemble, read
@@ -62,9 +63,7 @@ def build_parser():
     check.add_argument("--impl", default="steps", help="a steps-like folder or one .py file (default: steps)")
     check.add_argument("--no-mutants", action="store_true", help="skip the mutants")
     check.add_argument("--lang", choices=LANGUAGES, default=chosen(), help="language of the report (default: $LAB_LANG, else `make language`'s choice, else en)")
-    check.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    check.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
-    check.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
+    reporters.add_options(check)
     check.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="time one check may take")
     check.add_argument("--budget", type=float, default=600.0, metavar="SECONDS", help="time all the checks of your code may take")
     check.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
@@ -127,10 +126,7 @@ def run_check(arguments):
     seen = Seen(LAB_ROOT) if known is not None else None  # the learner's own steps/: later runs fold what was seen
     report.render(outcome, arguments.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=impl)
     record_check(known, outcome)
-    for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            writer.write(outcome, path)
+    reporters.write_chosen(outcome, arguments)
     return outcome.exit_status
 
 

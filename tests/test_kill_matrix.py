@@ -22,7 +22,7 @@ from lab.model.targets import PLAN_VARIABLE, Plan, Target
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):
-    failing = [(r.nodeid, r.status, r.message) for r in reference_run.results if r.status != "passed"]
+    failing = [(r.nodeid, r.status, r.said("en")) for r in reference_run.results if r.status != "passed"]
     assert not failing
     assert {r.step for r in reference_run.results} == {s.number for s in load_course()}
     assert reference_run.exit_status == ExitStatus.ALL_PASS
@@ -60,7 +60,7 @@ def test_every_stub_fails_its_steps_checks_as_not_implemented_yet(stub_run):
     for step in load_course():
         statuses = {r.status for r in stub_run.step_results(step.number)}
         assert statuses == {"not_implemented"}, (step.dir, statuses)
-    assert all("not implemented yet" in r.message for r in stub_run.results)
+    assert all("not implemented yet" in r.said("en") for r in stub_run.results)
 
 
 @pytest.fixture

@@ -77,7 +77,7 @@ def test_a_prediction_that_misses_the_snippet(three_predictions):
 def test_a_prediction_that_rejects_correct_code_says_why(three_predictions):
     found = three_predictions["rejects"]
     assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
-    assert "assert None == 1" in found.message  # the learner's own assert, rewritten by pytest
+    assert "assert None == 1" in found.said("en")  # the learner's own assert, rewritten by pytest
 
 
 def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, monkeypatch):
@@ -235,5 +235,5 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
 def test_a_prediction_that_cannot_run_is_the_learners_problem_never_the_labs(tmp_path, text, shown):
     folder = steps_with(tmp_path / "s", text, solutions=False)
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == PredictionStatus.REJECTS and shown in found.message and found.caught_count == 0
-    assert "lease-lab-predictions" not in found.message  # the learner's file is named, not its copy
+    assert found.status == PredictionStatus.REJECTS and shown in found.said("en") and found.caught_count == 0
+    assert "lease-lab-predictions" not in found.said("en")  # the learner's file is named, not its copy

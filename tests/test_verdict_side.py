@@ -200,14 +200,14 @@ def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind)
         target.write_text("def test_my_prediction(lease, db):\n    pass\n" + "#" * MAX_FILE, encoding="utf-8")
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
     assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
-    assert "host file" not in found.message and found.message
+    assert "host file" not in found.said("en") and found.message
 
 
 def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
     tests = "".join(f"def test_{n}(lease, db):\n    assert lease.init_db(db) is None\n\n" for n in range(prediction_plugin.MAX_TESTS + 1))
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(tests, encoding="utf-8"))
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.message
+    assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.said("en")
 
 
 def test_predictions_count_in_the_learners_budget(tmp_path):

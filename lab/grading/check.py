@@ -26,6 +26,7 @@ class CheckRun:
     predictions: list = field(default_factory=list)  # predictions.Prediction, one per step whose mutants ran
     strict: bool = False  # a prediction that does not catch its step's snippet fails the run
     show_all: bool = False  # the mutants' diffs and catching checks even before the learner predicted
+    lang: str = "en"  # the language of the command: every reporter words the results' facts in it
 
     def predictions_fall_short(self):
         """The predictions that do not catch the broken change to review (for --strict)."""
@@ -69,7 +70,7 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
         prediction_runs = predicted.result()
     outcome = CheckRun(
         tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached,
-        predictions=prediction_runs, strict=strict,
+        predictions=prediction_runs, strict=strict, lang=lang,
     )
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == ExitStatus.SOME_FAIL:
         outcome.lab_problems.append(say("reference_fails", lang))

@@ -13,7 +13,6 @@ import ast
 import shutil
 import tempfile
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 from lab import cache
@@ -22,9 +21,8 @@ from lab.grading import kill_matrix
 from lab.grading.checker_digest import checker_digest
 from lab.model.course import PREDICTION_TEST, load_course
 from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
-from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.model.results import CheckStatus, Prediction, PredictionOutcome, PredictionStatus, Result
+from lab.model.results import CheckStatus, Prediction, PredictionOutcome, PredictionStatus, Result, Words, replaced
 from lab.running.runner import LabBroken, run
 from lab.model.targets import Target
 
@@ -95,12 +93,12 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True, bud
         prediction = Prediction(number, shown, PredictionStatus.NO_PREDICTION)
         predictions.append(prediction)
         if refused:
-            prediction.status, prediction.message = PredictionStatus.REJECTS, say(refused, lang, file=shown, limit=MAX_FILE >> 20)
+            prediction.status, prediction.message = PredictionStatus.REJECTS, Words(refused, file=shown, limit=MAX_FILE >> 20)
             continue
         if not holds_a_prediction(text):
             continue
         mutants = [m for m in every_mutant if m.step == number]
-        key = _key(text, mutants, time_limit, lang)
+        key = _key(text, mutants, time_limit)
         stored = cache.get(NAMESPACE, key) if use_cache else None
         if stored is not None:
             _settle(prediction, [Result(**r) for r in stored], mutants)
@@ -111,22 +109,22 @@ def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True, bud
         try:
             results = _run(to_run, time_limit, lang, budget, deadline)
         except LabBroken as error:  # whatever stopped pytest came from the learner's files
-            results = [_broken(number, error, lang) for number in to_run]
+            results = [_broken(number, error) for number in to_run]
         for number, (prediction, _, mutants, key) in to_run.items():
             own = [r for r in results if r.step == number]
             _settle(prediction, own, mutants)
             if deadline is None or time.monotonic() < deadline:
-                cache.set(NAMESPACE, key, [asdict(r) for r in own])
+                cache.set(NAMESPACE, key, [r.as_json() for r in own])
     return predictions
 
 
-def _key(text, mutants, time_limit, lang):
+def _key(text, mutants, time_limit):
     """What a prediction's verdicts depend on: its text, the checker with the predictions' own
-    plugin, the reference and the step's mutants (whole: a prediction may call any function),
-    the time limit (TIME_LIMIT=10 and 10.0 are one key) and the language (its messages are shown)."""
+    plugin, the reference and the step's mutants (whole: a prediction may call any function) and
+    the time limit (TIME_LIMIT=10 and 10.0 are one key); not the language: its messages are facts."""
     reference = assemble(read(SOLUTIONS_DIR, label=REFERENCE))
     tried = [f"{job.target.id}\0{job.text}" for job in kill_matrix.prebuilt(mutants)]
-    return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
+    return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)))
 
 
 def _run(to_run, time_limit, lang, budget, deadline):
@@ -145,14 +143,14 @@ def _run(to_run, time_limit, lang, budget, deadline):
         results = run(targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST)
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
-                result.message = result.message.replace(copy, original)
+                result.message = replaced(result.message, copy, original)
         return results
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _broken(number, error, lang):
-    message = say("prediction_cannot_run", lang, error=str(error).strip()[-800:])
+def _broken(number, error):
+    message = Words("prediction_cannot_run", error=str(error).strip()[-800:])
     return Result("", "test_my_prediction", f"{REFERENCE}-{number}", number, [], CheckStatus.ERROR, message, 0.0)
 
 

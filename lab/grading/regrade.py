@@ -10,7 +10,6 @@ depend on the machine's load, not only on the files.
 """
 
 import hashlib
-from dataclasses import asdict
 from pathlib import Path
 
 from lab import cache
@@ -67,9 +66,9 @@ def keep(submission, cache_key):
     if cache.get(NAMESPACE, cache_key) is not None:
         return
     cache.set(NAMESPACE, cache_key, {
-        "results": [asdict(r) for r in submission.results],
-        "credit": {str(n): [asdict(r) for r in rs] for n, rs in submission.credit.items()},
-        "predictions": None if submission.predictions is None else [asdict(p) for p in submission.predictions],
+        "results": [r.as_json() for r in submission.results],
+        "credit": {str(n): [r.as_json() for r in rs] for n, rs in submission.credit.items()},
+        "predictions": None if submission.predictions is None else [p.as_json() for p in submission.predictions],
         "seconds": submission.seconds,
         "problem": submission.problem,
     })

@@ -25,16 +25,16 @@ def prediction_line(steps_dir, step, lang="en"):
     words = words_of("learner", lang)
     if not predictions.holds_a_prediction(text):
         return words("prediction_none")
-    found = _cached(predictions, step, text, lang)
+    found = _cached(predictions, step, text)
     if found is None:
         return words("prediction_written") + typed(f" (`make check-step {step.number}`)", lang)
     return words("prediction_result", result=_phrase(predictions, found, lang))
 
 
-def _cached(predictions, step, text, lang):
+def _cached(predictions, step, text):
     mutants = [m for m in load_mutants() if m.step == step.number]
     try:
-        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, DEFAULT_TIME_LIMIT, lang))
+        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, DEFAULT_TIME_LIMIT))
         if stored is None:
             return None
         found = Prediction(step.number, "", PredictionStatus.NO_PREDICTION)
