@@ -2,9 +2,11 @@
 facts until a reporter words them, and every file reporter is registered in one list."""
 
 import json
+from pathlib import Path
 
 from lab import reporters
 from lab.cli import build_parser
+from lab.learner import commands as learner
 from lab.model.results import CheckStatus, Joined, Phrase, Quoted, Result, Words, from_json, holds, replaced
 
 
@@ -49,3 +51,8 @@ def test_every_file_reporter_is_an_option_of_check():
     options = {option for action in check._actions for option in action.option_strings}
     assert {reporter.OPTION for reporter in reporters.FILES} <= options
     assert all(reporter.HELP and callable(reporter.write) for reporter in reporters.FILES)
+
+
+def test_watch_hands_every_chosen_file_to_the_check_it_runs():
+    arguments = learner.build_parser().parse_args(["watch", "4", "--junit", "out/checks.xml", "--json", "r.json"])
+    assert reporters.forwarded(arguments) == ["--json", str(Path("r.json").resolve()), "--junit", str(Path("out/checks.xml").resolve())]

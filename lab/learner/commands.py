@@ -7,6 +7,7 @@ is one line on stderr and exit status 2, never a traceback; each verb's module d
 import argparse
 import sys
 
+from lab import reporters
 from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
@@ -47,6 +48,7 @@ def build_parser():
     watch.add_argument("--no-mutants", action="store_true")
     watch.add_argument("--verbose", action="store_true")
     watch.add_argument("--time-limit", default="10")
+    reporters.add_options(watch)
     return parser
 
 
@@ -86,6 +88,7 @@ def _dispatch(arguments, step, root):
     from lab.learner.watch import watch
 
     flags = ["--time-limit", arguments.time_limit] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
+    flags += reporters.forwarded(arguments)
     return watch(step, flags, lang, root), []
 
 

@@ -4,9 +4,8 @@ reporters/index.ts).
 The terminal report (terminal.py) is always shown. Every file reporter is a module of this
 package with OPTION and HELP (the option of ``check`` that names its file), CLASS_FILE (the name of
 each learner's file that ``class`` writes, or None) and ``write(outcome, path)``; it words the
-results' facts in ``outcome.lang``. ``check`` offers each one (and ``watch``, which runs
-``check``), ``class`` writes each one that has a CLASS_FILE: a new format is one module, added to
-FILES.
+results' facts in ``outcome.lang``. ``check`` and ``watch`` (which runs ``check``) offer each
+one, ``class`` writes each one that has a CLASS_FILE: a new format is one module, added to FILES.
 """
 
 from pathlib import Path
@@ -24,10 +23,20 @@ def add_options(parser):
 
 def write_chosen(outcome, arguments):
     """Every file the command's options name."""
+    for reporter, path in _chosen(arguments):
+        _write(reporter, outcome, path)
+
+
+def forwarded(arguments):
+    """The options of the files chosen, for a `check` that another command runs (`watch`)."""
+    return [part for reporter, path in _chosen(arguments) for part in (reporter.OPTION, str(Path(path).resolve()))]
+
+
+def _chosen(arguments):
     for reporter in FILES:
-        path = getattr(arguments, reporter.OPTION.removeprefix("--").replace("-", "_"))
+        path = getattr(arguments, reporter.OPTION.removeprefix("--").replace("-", "_"), None)
         if path:
-            _write(reporter, outcome, path)
+            yield reporter, path
 
 
 def write_for_learner(outcome, folder, name):
