@@ -154,6 +154,7 @@ def _message(called, claimed, k, statements, got, orders):
     near, far = sorted(orders, key=lambda order: sum(g != w for g, w in zip(got, orders[order])))
     return explain(
         when, got,
-        en=f"{orders[near]} ({labels[near]}) or {orders[far]} ({labels[far]}): (A's answer, B's answer, the stored row) of one of the two orders, nothing raised",
-        ja=f"{orders[near]} ({labels[near]}) または {orders[far]} ({labels[far]}): (A の答え, B の答え, 保存される行) が 2 つの順序のどちらかと同じで、例外なし",
+        en=f"{orders[near]} ({labels[near].en}) or {orders[far]} ({labels[far].en}): (A's answer, B's answer, the stored row) of one of the two orders, nothing raised",
+        ja=f"{orders[near]} ({labels[near].ja}) または {orders[far]} ({labels[far].ja}): (A の答え, B の答え, 保存される行) が 2 つの順序のどちらかと同じで、例外なし",
+        want=orders[near],
     )

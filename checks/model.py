@@ -21,6 +21,12 @@ class Expected:
     en: str = ""
     ja: str = ""
     column_clauses: dict = field(default_factory=dict)  # a column whose change a different clause governs
+    want: object = None  # the value en and ja show first, where it is not `value` (claim_many's list of None)
+
+    @property
+    def shown(self):
+        """The value en and ja show first: a failure lists the items of it that differ."""
+        return self.value if self.want is None else self.want
 
 
 class TableModel:
@@ -123,12 +129,13 @@ class TableModel:
     def claim_many(self, job_id, owners, now, ttl):
         """Expected.value is the winning fence (or None): exactly one owner gets it, the others None."""
         if not owners:
-            return Expected("C8.1", None, en="[]: no owners, no claims", ja="[] (owner がいなければ claim もない)")
+            return Expected("C8.1", None, en="[]: no owners, no claims", ja="[] (owner がいなければ claim もない)", want=[])
         single = self.claim(job_id, owners[0], now, ttl)
         if single.raises:
             return Expected("C8.3", raises=ValueError, en=f"ValueError from claim (ttl={ttl!r}), passed on to the caller", ja=f"claim の ValueError (ttl={ttl!r}) が呼び出し側に届く")
         if single.value is None:
-            return Expected("C8.1", None, en=f"{[None] * len(owners)}: one None per owner ({single.en})", ja=f"{[None] * len(owners)} (owner ごとに None。{single.ja})")
+            return Expected("C8.1", None, en=f"{[None] * len(owners)}: one None per owner ({single.en})", ja=f"{[None] * len(owners)} (owner ごとに None。{single.ja})",
+                            want=[None] * len(owners))
         return Expected("C8.2", single.value, en=f"fence {single.value} for exactly one owner, None for the others; the stored owner is the winner",
                         ja=f"ちょうど 1 人が fence {single.value} を得て、ほかは None。保存される owner は勝者")
 

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from model import COLUMNS, TableModel
-from support import LANG, describe, explain, open_db
+from support import describe, open_db, stated
 
 from lab.model.course import load_course
 from lab.model.outcomes import ClauseBroken, NotImplementedYet
+from lab.model.results import Joined, Phrase
 
 EXAMPLES = 30  # per step: about a quarter of a second on the reference
 # Step 1 has one function and a table of its own making: fewer examples reach all of it, and
@@ -204,8 +205,8 @@ class Sequence:
                     f"INSERT INTO jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
                     [tuple(r[c] for c in COLUMNS) for r in self.model.rows.values()],
                 )
-            start = "; ".join(_row_text(r) for r in self.model.rows.values()) or ("empty" if LANG == "en" else "空")
-            self.history.append(("the table: " if LANG == "en" else "表: ") + start)
+            start = "; ".join(_row_text(r) for r in self.model.rows.values()) or Phrase("empty", "空")
+            self.history.append(Phrase("the table: ", "表: ") + start)
 
     def run(self, calls):
         for serial, (name, spec) in enumerate(calls):
@@ -261,7 +262,7 @@ class Sequence:
         except sqlite3.IntegrityError as error:
             got = error
         shown = sql.replace("?", "{!r}").format(*values)
-        self.history.append(("another connection: " if LANG == "en" else "別の接続: ") + f"{shown} -> {_shown(got)}")
+        self.history.append(Phrase("another connection: ", "別の接続: ") + f"{shown} -> {_shown(got)}")
         self._expect(isinstance(got, expected.raises) if expected.raises else got is None, got, expected)
         self._compare_table(expected)
 
@@ -273,19 +274,19 @@ class Sequence:
             if got != want:
                 differing = {c for c in COLUMNS if (got or {}).get(c) != (want or {}).get(c)}
                 clause = {expected.column_clauses.get(c, expected.clause) for c in differing}
-                shown = _row_text(got) if got else ("no row " if LANG == "en" else "行なし ") + repr(job_id)
-                wanted = _row_text(want) if want else ("no row " if LANG == "en" else "行なし ") + repr(job_id)
+                shown = _row_text(got) if got else Phrase("no row ", "行なし ") + repr(job_id)
+                wanted = _row_text(want) if want else Phrase("no row ", "行なし ") + repr(job_id)
                 self._expect(False, shown, expected, min(clause), stored_row=wanted)
 
     def _expect(self, ok, got, expected, clause=None, stored_row=None):
         if ok:
             return
         clause = clause or expected.clause
-        en, ja = expected.en, expected.ja
+        wanted = Phrase(expected.en, expected.ja)
         if stored_row is not None:
-            en, ja = f"stored {stored_row} ({en})", f"保存される行 {stored_row} ({ja})"
-        called = INDENT.join(self.history)
-        raise ClauseBroken(clause, explain(called, got, en=f"{en} [{clause}]", ja=f"{ja} [{clause}]"))
+            wanted = Joined(Phrase("stored ", "保存される行 "), stored_row, " (", wanted, ")")
+        called = Joined.join(INDENT, self.history)
+        raise ClauseBroken(clause, stated(called, got, wanted + f" [{clause}]", expected.shown))
 
 
 def _same(got, want):

@@ -1,5 +1,6 @@
 """Helpers of the step checks: arrange and observe rows with plain sqlite3, call the code under test,
-and word a failure as "called …; got …; expected …" in the learner's language."""
+and state a failure as "called …; got …; expected …": facts (lab/model/results.py) that the
+reporters word in the learner's language."""
 
 import os
 import sqlite3
@@ -12,10 +13,8 @@ from hypothesis import strategies as st
 
 from lab.model.course import load_course
 from lab.model.outcomes import CallRaised, NotImplementedYet
-from lab.model.targets import Plan
-from lab.text.messages import say
+from lab.model.results import Phrase, Quoted, Text, Words
 
-LANG = Plan.from_environment().lang
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
 DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}
 # Every ttl the contract refuses: zero and below, as integers and as floats.
@@ -33,7 +32,7 @@ def open_db(db, **options):
         except FileNotFoundError:  # a file the code under test removed is made anew, as SQLite does
             continue
         if not kind(mode):
-            raise AssertionError(say("checks.db_not_a_file", LANG, path=os.path.basename(place)))
+            raise AssertionError(Words("checks.db_not_a_file", path=os.path.basename(place)))
     return sqlite3.connect(db, **options)
 
 
@@ -79,7 +78,7 @@ def call(lease, name, *args):
             raise
         if isinstance(error, NotImplementedError):
             raise NotImplementedYet(text) from error
-        raise CallRaised(text, error, LANG) from error
+        raise CallRaised(text, error) from error
 
 
 def raised(lease, name, *args):
@@ -95,31 +94,43 @@ def raised(lease, name, *args):
 
 
 def words(en, ja):
-    """The learner's language of a short phrase of a check's own."""
-    return ja if LANG == "ja" else en
+    """A short phrase of a check's own, in every language of the lab."""
+    return Phrase(en, ja)
 
 
 def then(first, second):
-    """'claim(...), then state(...)': two steps of a call sequence, in the learner's language."""
-    return say("checks.then", LANG, first=first, second=second)
+    """'claim(...), then state(...)': two steps of a call sequence."""
+    return Words("checks.then", first=first, second=second)
 
 
 def on(called, stored):
-    """'claim(...) on {row}': a call made on a stored row, in the learner's language."""
-    return say("checks.on", LANG, called=called, stored=stored)
+    """'claim(...) on {row}': a call made on a stored row."""
+    return Words("checks.on", called=called, stored=stored)
 
 
-def explain(called, got, en, ja):
-    """The failure message: what was called, what came back, what the contract expects."""
-    return say("checks.explain", LANG, called=called, got=repr(got), expected=words(en, ja))
+NOTHING = object()  # no value named: the expected text says what the contract expects
+
+
+def explain(called, got, en, ja, want=NOTHING):
+    """The failure message: what was called, what came back, what the contract expects.
+
+    want: the value en and ja show first, when they show one: where it and what came back are
+    lists, tuples or dicts, the report lists the items that differ (lab/reporters/diff.py)."""
+    return stated(called, got, Phrase(en, ja), want)
+
+
+def stated(called, got, expected, want=NOTHING):
+    """explain() with what the contract expects as facts of its own (a Text)."""
+    shown = {} if want is NOTHING else {"want": repr(want)}
+    return Words("checks.explain", called=called, got=Quoted(got) if isinstance(got, Text) else repr(got), expected=expected, **shown)
 
 
 def changes(before, after):
     """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was."""
     if after is None:
-        return say("checks.row_gone", LANG)
+        return Words("checks.row_gone")
     if before is None:
-        return say("checks.row_created", LANG)
+        return Words("checks.row_created")
     return ", ".join(f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k])
 
 

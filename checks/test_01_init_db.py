@@ -33,6 +33,7 @@ def test_init_db_creates_the_jobs_table_with_the_contract_columns(lease, new_db)
         got,
         en=f"table jobs with columns (name, type, not null, default, primary key) = {EXPECTED_COLUMNS}",
         ja=f"jobs テーブルの列 (名前, 型, NOT NULL, 既定値, 主キー) が {EXPECTED_COLUMNS} であること",
+        want=EXPECTED_COLUMNS,
     )
 
 

@@ -12,7 +12,7 @@ def test_state_returns_the_stored_row_under_the_contract_keys(lease, db):
     seed(db, "job", owner="A", until=15.5, fence=2)
     got, called = call(lease, "state", db, "job")
     want = {"id": "job", "owner": "A", "until": 15.5, "fence": 2, "result": None, "done": 0}
-    assert got == want, explain(called, got, en=f"{want}: each key holds its own column", ja=f"{want} (各キーに対応する列の値)")
+    assert got == want, explain(called, got, en=f"{want}: each key holds its own column", ja=f"{want} (各キーに対応する列の値)", want=want)
 
 
 @pytest.mark.clause("C3.1")
@@ -20,7 +20,7 @@ def test_state_returns_a_finished_jobs_result(lease, db):
     seed(db, "job", owner="B", until=20.0, fence=4, result="report.pdf", done=1)
     got, called = call(lease, "state", db, "job")
     want = {"id": "job", "owner": "B", "until": 20.0, "fence": 4, "result": "report.pdf", "done": 1}
-    assert got == want, explain(called, got, en=str(want), ja=str(want))
+    assert got == want, explain(called, got, en=str(want), ja=str(want), want=want)
 
 
 @pytest.mark.clause("C3.2")
@@ -54,6 +54,7 @@ def test_state_sees_a_change_committed_by_another_connection(lease, db):
         got,
         en=f"{want}: the stored state now, not a copy from the first call",
         ja=f"{want} (最初の呼び出しのコピーではなく、今保存されている状態)",
+        want=want,
     )
 
 

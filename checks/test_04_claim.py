@@ -77,7 +77,7 @@ def test_claim_of_a_new_job_wins_fence_1(lease, db):
     assert got == 1, explain(called, got, en="1: the first claim of a new job (fence 0) gets fence 1", ja="1 (新しい仕事 (fence 0) の最初の claim は fence 1)")
     stored = row(db, "job")
     want = {"id": "job", "owner": "A", "until": 15.0, "fence": 1, "result": None, "done": 0}
-    assert stored == want, explain(called, stored, en=f"stored {want}: until = now + ttl", ja=f"保存される行 {want} (until = now + ttl)")
+    assert stored == want, explain(called, stored, en=f"stored {want}: until = now + ttl", ja=f"保存される行 {want} (until = now + ttl)", want=want)
 
 
 @pytest.mark.clause("C4.5")
@@ -115,6 +115,7 @@ def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now
             on(called, before), (got, row(db, "job")),
             en=f"({fence + 1}, {want_row}): until={until} <= now={now}, so the claim wins the next fence",
             ja=f"({fence + 1}, {want_row}) (until={until} <= now={now} なので次の fence で取得できる)",
+            want=(fence + 1, want_row),
         )
     else:
         assert (got, row(db, "job")) == (None, before), explain(

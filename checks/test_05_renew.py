@@ -36,7 +36,7 @@ def test_renew_extends_a_current_lease_to_now_plus_ttl(lease, db):
     assert got is True, explain(called, got, en="True: A holds fence 1 until 15 > now=12", ja="True (A は fence 1 を until=15 > now=12 まで保持)")
     stored = row(db, "job")
     want = {"id": "job", "owner": "A", "until": 22.0, "fence": 1, "result": None, "done": 0}
-    assert stored == want, explain(called, stored, en=f"{want}: until = now + ttl, the rest unchanged", ja=f"{want} (until = now + ttl、他は変わらない)")
+    assert stored == want, explain(called, stored, en=f"{want}: until = now + ttl, the rest unchanged", ja=f"{want} (until = now + ttl、他は変わらない)", want=want)
 
 
 @pytest.mark.clause("C5.2")

@@ -13,7 +13,7 @@ def test_complete_stores_the_result_of_the_current_lease(lease, db):
     assert got is True, explain(called, got, en="True: A holds fence 1 until 15 > now=12", ja="True (A は fence 1 を until=15 > now=12 まで保持)")
     stored = row(db, "job")
     want = {"id": "job", "owner": "A", "until": 15.0, "fence": 1, "result": "report.pdf", "done": 1}
-    assert stored == want, explain(called, stored, en=f"{want}: result stored, done = 1", ja=f"{want} (result を保存し done = 1)")
+    assert stored == want, explain(called, stored, en=f"{want}: result stored, done = 1", ja=f"{want} (result を保存し done = 1)", want=want)
 
 
 @pytest.mark.clause("C6.2")

@@ -13,7 +13,7 @@ def test_release_frees_the_lease_of_its_holder(lease, db):
     assert got is True, explain(called, got, en="True: A holds fence 3", ja="True (A が fence 3 を保持)")
     stored = row(db, "job")
     want = {"id": "job", "owner": None, "until": 0.0, "fence": 3, "result": None, "done": 0}
-    assert stored == want, explain(called, stored, en=f"{want}: owner NULL, until 0, fence kept", ja=f"{want} (owner NULL, until 0, fence はそのまま)")
+    assert stored == want, explain(called, stored, en=f"{want}: owner NULL, until 0, fence kept", ja=f"{want} (owner NULL, until 0, fence はそのまま)", want=want)
 
 
 @pytest.mark.clause("C7.2")

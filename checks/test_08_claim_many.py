@@ -13,14 +13,14 @@ OWNERS = ["w1", "w2", "w3", "w4"]
 def test_claim_many_with_one_owner_on_a_new_job(lease, db):
     seed(db, "job")
     got, called = call(lease, "claim_many", db, "job", ["A"], 10.0, 5.0)
-    assert got == [1], explain(called, got, en="[1]: the only owner claims fence 1", ja="[1] (ただ 1 人の owner が fence 1 を得る)")
+    assert got == [1], explain(called, got, en="[1]: the only owner claims fence 1", ja="[1] (ただ 1 人の owner が fence 1 を得る)", want=[1])
 
 
 @pytest.mark.clause("C8.1")
 def test_claim_many_of_no_owners_is_an_empty_list(lease, db):
     seed(db, "job")
     got, called = call(lease, "claim_many", db, "job", [], 10.0, 5.0)
-    assert got == [], explain(called, got, en="[]: no owners, no claims", ja="[] (owner がいなければ claim もない)")
+    assert got == [], explain(called, got, en="[]: no owners, no claims", ja="[] (owner がいなければ claim もない)", want=[])
 
 
 @pytest.mark.clause("C8.1")
@@ -28,7 +28,8 @@ def test_claim_many_answers_every_owner_of_a_live_lease_with_none(lease, db):
     seed(db, "job", owner="A", until=15.0, fence=1)
     got, called = call(lease, "claim_many", db, "job", OWNERS, 10.0, 5.0)
     assert got == [None] * len(OWNERS), explain(
-        called, got, en=f"{[None] * len(OWNERS)}: one result per owner, and A's lease runs until 15", ja=f"{[None] * len(OWNERS)} (owner ごとに 1 つの結果。A のリースは 15 まで有効)"
+        called, got, en=f"{[None] * len(OWNERS)}: one result per owner, and A's lease runs until 15", ja=f"{[None] * len(OWNERS)} (owner ごとに 1 つの結果。A のリースは 15 まで有効)",
+        want=[None] * len(OWNERS),
     )
 
 

@@ -113,7 +113,7 @@ def test_a_learner_out_of_budget_gets_the_rest_reported_not_run(tmp_path):
     impl = make_learner(tmp_path / "slow", "endless_loop", checkout=False)
     results = run([Target("slow", (5,), impl=str(impl))], time_limit=1, budget=2.5)
     assert results and all(r.status in ("timeout", "passed") for r in results)
-    assert any("time budget of 2.5 s" in r.message for r in results)
+    assert any("time budget of 2.5 s" in r.said("en") for r in results)
 
 
 @pytest.mark.parametrize("name", sorted(ONE_BUG))

@@ -13,8 +13,9 @@ import lab.grading.check as checking
 from lab.commands import main
 from lab.model.course import LAB_ROOT, CourseFormatError, load_course
 from lab.model.mutants import load_mutants
+from lab.model.results import Result
 from lab.model.status import ExitStatus
-from lab.running.runner import LabBroken, Result
+from lab.running.runner import LabBroken
 
 
 def run_lab(*arguments):

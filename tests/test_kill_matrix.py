@@ -12,15 +12,16 @@ from lab.grading.checker_digest import checker_files
 from lab.model import checks
 from lab.model.course import LAB_ROOT, all_clauses, load_course
 from lab.model.mutants import load_mutants
+from lab.model.results import Result
 from lab.model.status import ExitStatus
 from lab.model.targets import PLAN_VARIABLE, Plan, Target
 from lab.mutation import matrix
-from lab.running.runner import Result, run
+from lab.running.runner import run
 from lab.text.language import LANGUAGES
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):
-    failing = [(r.nodeid, r.status, r.message) for r in reference_run.results if r.status != "passed"]
+    failing = [(r.nodeid, r.status, r.said("en")) for r in reference_run.results if r.status != "passed"]
     assert not failing
     assert {r.step for r in reference_run.results} == {s.number for s in load_course()}
     assert reference_run.exit_status == ExitStatus.ALL_PASS
@@ -58,7 +59,7 @@ def test_every_stub_fails_its_steps_checks_as_not_implemented_yet(stub_run):
     for step in load_course():
         statuses = {r.status for r in stub_run.step_results(step.number)}
         assert statuses == {"not_implemented"}, (step.dir, statuses)
-    assert all("not implemented yet" in r.message for r in stub_run.results)
+    assert all("not implemented yet" in r.said("en") for r in stub_run.results)
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from lab.grading import kill_matrix
 from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
+from lab.model.results import Phrase, Result, Words
 from lab.reporters import terminal as report
 from lab.reporters.diff import marked
-from lab.running.runner import Result
 
 # Every sentence of the checker and of the learner's commands is in the catalogue (lab/text/): its
 # keys, placeholders and translations are checked in tests/test_message_catalogue.py.
@@ -90,12 +90,21 @@ def test_a_schema_mismatch_marks_the_one_differing_column(failing_run):
     assert "('fence', 'INTEGER', 1, '0', 0), ('result'" not in text  # the long lists are gone
 
 
+def _explained(got, expected, **shown):
+    """A check's failure as checks/support.py explain() states it."""
+    return Words("checks.explain", called="state(db, 'job')", got=repr(got), expected=Phrase(f"{expected}: stored", f"{expected} (保存)"), **shown)
+
+
 def test_marked_lists_dict_keys_that_differ_and_leaves_other_messages_alone():
-    message = "called:   state(db, 'job')\ngot:      {'id': 'job', 'fence': 1, 'done': 0}\nexpected: {'id': 'job', 'fence': 2, 'done': 0}"
+    got, want = {"id": "job", "fence": 1, "done": 0}, {"id": "job", "fence": 2, "done": 0}
+    message = _explained(got, want, want=repr(want))
     assert marked(message)[-3:] == ["what differs (- expected, + got):", "  - 'fence': 2", "  + 'fence': 1"]
-    plain = "called:   claim(db)\ngot:      None\nexpected: 2: the lease expired"
-    assert marked(plain) == plain.splitlines()
-    assert marked("got:      [1, 2]\nexpected: [1, 2]") == ["got:      [1, 2]", "expected: [1, 2]"]
+    assert marked(message, "ja")[-3:] == ["違い (- 期待、+ 結果):", "  - 'fence': 2", "  + 'fence': 1"]
+    plain = _explained(None, 2)  # no value named: the message as it is
+    assert marked(plain) == ["called:   state(db, 'job')", "got:      None", "expected: 2: stored"]
+    same = _explained([1, 2], [1, 2], want="[1, 2]")
+    assert marked(same) == ["called:   state(db, 'job')", "got:      [1, 2]", "expected: [1, 2]: stored"]
+    assert marked("a message of the lab's own, in no language") == ["a message of the lab's own, in no language"]
 
 
 def _result(step, status="passed", check="test_x"):
@@ -122,7 +131,7 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
 
     def fake(targets, time_limit, lang):
         ran.extend(t.id for t in targets)
-        return [Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", f"message in {lang}", 0.1) for t in targets]
+        return [Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", Words("timeout", limit=time_limit), 0.1) for t in targets]
 
     monkeypatch.setattr(cache, "ROOT", tmp_path)
     monkeypatch.setattr(kill_matrix, "run", fake)
@@ -136,7 +145,9 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
     assert count == len(every) - len(step4) and len(ran) == len(every)  # only the other steps' mutants ran
     _, count = kill_matrix.results(every, lang="en")
     assert count == 0 and len(ran) == len(every)
-    assert all(r.message == "" and r.duration == 0.0 for r in first)  # stored without the words of either language
+    # Stored as facts, in neither language: each command words them in its own.
+    assert all(r.message == Words("timeout", limit=10.0) and r.duration == 0.0 for r in first)
+    assert first[0].said("en") != first[0].said("ja")
 
 
 def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(reference_run):

@@ -6,10 +6,10 @@ import pytest
 
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
+from lab.model.results import Result
 from lab.mutation import equivalents, kill_runs, listing, matrix
 from lab.mutation.places import Places
 from lab.mutation.variants import Variant
-from lab.running.runner import Result
 
 SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
 EVERY_STEP = (1, 2, 3, 4, 5, 6, 7, 8)

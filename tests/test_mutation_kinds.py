@@ -2,6 +2,7 @@
 (lab.mutation.kinds) against the ledger's reviewed entries, and the clauses of the code it changes
 (lab.mutation.clauses) from the checks that catch its neighbours."""
 
+from lab.model.results import MutantStatus
 from lab.mutation import clauses, equivalents
 from lab.mutation.kinds import kind_of
 from lab.mutation.model import Mutant
@@ -65,7 +66,7 @@ def failed(mutant_id, *clause_lists):
 
 
 def test_a_survivor_gets_the_clauses_that_catch_its_nearest_neighbours_the_most_specific_first():
-    survivor, same_line, everything, far = mutant("s", 12, "survived"), mutant("a", 12, "killed"), mutant("b", 12, "killed"), mutant("c", 20, "killed")
+    survivor, same_line, everything, far = mutant("s", 12, MutantStatus.SURVIVED), mutant("a", 12, MutantStatus.KILLED), mutant("b", 12, MutantStatus.KILLED), mutant("c", 20, MutantStatus.KILLED)
     results = {
         "a": failed("a", ["C4.5"], ["C2.1", "C4.5", "C4.6"], ["C2.1"]),  # the checks of fewest clauses of the step speak
         "b": failed("b", ["C4.1"], ["C4.2"], ["C4.5"], ["C4.6"]),  # connect(None): every check fails
@@ -73,6 +74,6 @@ def test_a_survivor_gets_the_clauses_that_catch_its_nearest_neighbours_the_most_
     }
     clauses.survivors_clauses([survivor, same_line, everything, far], results)
     assert survivor.clauses == ["C4.5"]
-    lonely = mutant("t", 30, "survived")
+    lonely = mutant("t", 30, MutantStatus.SURVIVED)
     assert clauses.clauses_near(lonely, [far], results) == ["C4.3"]  # the nearest line of the function
     assert clauses.clauses_near(lonely, [], results) == []

@@ -9,8 +9,8 @@ from lab.grading import kill_matrix
 from lab.model import checks
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
+from lab.model.results import Result
 from lab.mutation import passing
-from lab.running.runner import Result
 
 RELEASE = "07-release/step.py"
 

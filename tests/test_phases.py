@@ -7,13 +7,12 @@ import io
 import pytest
 from rich.console import Console
 
-from lab.grading import predictions
-from lab.grading.check import CheckRun, MutantVerdict
+from lab.grading.check import CheckRun
 from lab.learner.compared import Seen
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
+from lab.model.results import MutantVerdict, Prediction, PredictionStatus, Result
 from lab.reporters import terminal as report
-from lab.running.runner import Result
 from lab.store import Store
 
 COURSE = load_course()
@@ -40,16 +39,16 @@ def run_of(number, passing, prediction):
 
 
 def no_prediction(number, mutants):
-    return predictions.Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", predictions.NO_PREDICTION)
+    return Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.NO_PREDICTION)
 
 
 def written(number, mutants):
     outcomes = {m.id: ("caught" if i % 2 == 0 else "missed") for i, m in enumerate(mutants)}
-    return predictions.Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", predictions.WRITTEN, outcomes=outcomes)
+    return Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.WRITTEN, outcomes=outcomes)
 
 
 def rejects(number, mutants):
-    return predictions.Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", predictions.REJECTS, message="assert 1 == 0")
+    return Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.REJECTS, message="assert 1 == 0")
 
 
 def revealing(mutant):

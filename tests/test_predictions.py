@@ -18,6 +18,7 @@ from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.pristine import prediction_text, write_stubs
+from lab.model.results import Prediction, PredictionStatus
 from lab.model.status import ExitStatus
 from lab.reporters import results_json
 from lab.reporters import terminal as report
@@ -63,21 +64,21 @@ def three_predictions(tmp_path_factory):
 
 def test_a_prediction_that_catches_the_snippet(three_predictions):
     found = three_predictions["catches"]
-    assert found.status == predictions.WRITTEN
+    assert found.status == PredictionStatus.WRITTEN
     assert found.caught(SNIPPET) and found.catches_the_snippet(classroom.load_mutants())
     assert set(found.outcomes) == {m.id for m in classroom.load_mutants() if m.step == 4}
 
 
 def test_a_prediction_that_misses_the_snippet(three_predictions):
     found = three_predictions["misses"]
-    assert found.status == predictions.WRITTEN
+    assert found.status == PredictionStatus.WRITTEN
     assert found.outcomes[SNIPPET] == "missed" and not found.catches_the_snippet(classroom.load_mutants())
 
 
 def test_a_prediction_that_rejects_correct_code_says_why(three_predictions):
     found = three_predictions["rejects"]
-    assert found.status == predictions.REJECTS and found.caught_count == 0
-    assert "assert None == 1" in found.message  # the learner's own assert, rewritten by pytest
+    assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
+    assert "assert None == 1" in found.said("en")  # the learner's own assert, rewritten by pytest
 
 
 def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, monkeypatch):
@@ -88,7 +89,7 @@ def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, m
     assert holds_a_prediction(CATCHES) and holds_a_prediction("def test_my_prediction(:\n")
     monkeypatch.setattr(predictions, "run", lambda *a, **k: pytest.fail("an untouched template ran"))
     found = predictions.run_predictions(steps_with(tmp_path / "s", template, solutions=False), (4,), use_cache=False)
-    assert [p.status for p in found] == [predictions.NO_PREDICTION]
+    assert [p.status for p in found] == [PredictionStatus.NO_PREDICTION]
 
 
 def test_every_step_ships_an_untouched_template_that_names_what_to_write():
@@ -176,7 +177,7 @@ def test_show_all_reveals_everything_and_a_prediction_alone_shows_only_what_it_c
     finally:
         stub_step_1.show_all = False
     saved = stub_step_1.predictions
-    written = predictions.Prediction(1, "steps/01-init-db/prediction.py", predictions.WRITTEN, outcomes={"m1-fence-default-one": "caught"})
+    written = Prediction(1, "steps/01-init-db/prediction.py", PredictionStatus.WRITTEN, outcomes={"m1-fence-default-one": "caught"})
     stub_step_1.predictions = [written]
     try:
         text = rendered(stub_step_1)
@@ -235,5 +236,5 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
 def test_a_prediction_that_cannot_run_is_the_learners_problem_never_the_labs(tmp_path, text, shown):
     folder = steps_with(tmp_path / "s", text, solutions=False)
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == predictions.REJECTS and shown in found.message and found.caught_count == 0
-    assert "lease-lab-predictions" not in found.message  # the learner's file is named, not its copy
+    assert found.status == PredictionStatus.REJECTS and shown in found.said("en") and found.caught_count == 0
+    assert "lease-lab-predictions" not in found.said("en")  # the learner's file is named, not its copy

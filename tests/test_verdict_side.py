@@ -26,6 +26,7 @@ from lab.grading.submission import find_submissions
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import MAX_FILE
 from lab.model.prediction_file import PREDICTION_FILE
+from lab.model.results import PredictionStatus
 from lab.model.targets import Plan, Target
 from lab.running import prediction_plugin
 from lab.running.runner import _check_files, _probed, _seen_by_child, run
@@ -199,15 +200,15 @@ def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind)
     else:
         target.write_text("def test_my_prediction(lease, db):\n    pass\n" + "#" * MAX_FILE, encoding="utf-8")
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == predictions.REJECTS and found.caught_count == 0
-    assert "host file" not in found.message and found.message
+    assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
+    assert "host file" not in found.said("en") and found.message
 
 
 def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
     tests = "".join(f"def test_{n}(lease, db):\n    assert lease.init_db(db) is None\n\n" for n in range(prediction_plugin.MAX_TESTS + 1))
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(tests, encoding="utf-8"))
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == predictions.REJECTS and str(prediction_plugin.MAX_TESTS) in found.message
+    assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.said("en")
 
 
 def test_predictions_count_in_the_learners_budget(tmp_path):
@@ -216,7 +217,7 @@ def test_predictions_count_in_the_learners_budget(tmp_path):
     began = time.monotonic()
     (found,) = predictions.run_predictions(folder, (4,), time_limit=60, use_cache=False, budget=3, deadline=began + 3)
     assert time.monotonic() - began < 20
-    assert found.status == predictions.REJECTS and found.caught_count == 0
+    assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
 
 
 SEES_ONLY_BEHAVIOUR = '''
@@ -252,7 +253,7 @@ def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
     every mutant; a prediction could also read the reference, the plan or a traceback's file."""
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(SEES_ONLY_BEHAVIOUR, encoding="utf-8"))
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == predictions.WRITTEN, found.message
+    assert found.status == PredictionStatus.WRITTEN, found.message
     assert found.outcomes and found.caught_count == 0
 
 
@@ -370,8 +371,8 @@ def test_in_a_class_the_predictions_see_neither_the_targets_nor_the_classmates(t
     outcome = classroom.check_class(root, time_limit=10)
     caught = {s.name: next(p for p in s.predictions if p.step == 4) for s in outcome.submissions}
     assert caught["control"].caught("m4-expired-counts-as-live")
-    assert caught["by-id"].status == predictions.WRITTEN and caught["by-id"].caught_count == 0
-    assert caught["reads-classmates"].status == predictions.WRITTEN and caught["reads-classmates"].caught_count == 0
+    assert caught["by-id"].status == PredictionStatus.WRITTEN and caught["by-id"].caught_count == 0
+    assert caught["reads-classmates"].status == PredictionStatus.WRITTEN and caught["reads-classmates"].caught_count == 0
 
 
 CLAIM_UNDER_FLOCK = '''

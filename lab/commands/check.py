@@ -2,6 +2,7 @@
 
 import sys
 
+from lab import reporters
 from lab.commands import options
 from lab.model.defaults import CHECK_BUDGET
 
@@ -14,9 +15,7 @@ def add_arguments(parser):
     options.impl(parser)
     options.no_mutants(parser)
     options.lang(parser)
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    parser.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
-    parser.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
+    reporters.add_options(parser)
     options.time_limit(parser)
     options.budget(parser, CHECK_BUDGET, "all the checks of your code")
     parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
@@ -28,14 +27,12 @@ def add_arguments(parser):
 
 
 def run(arguments, settings):
-    from pathlib import Path
 
     from lab.commands.steps import checked_steps
     from lab.grading import check as checking
     from lab.learner.compared import Seen
     from lab.learner.completion import closing_lines
     from lab.learner.verdicts import keys_before_check, record_check
-    from lab.reporters import exercism, junit, results_json
     from lab.reporters import terminal as report
     from lab.sandbox import confinement
     from lab.store import Store
@@ -58,8 +55,5 @@ def run(arguments, settings):
         closing=closing,
     )
     record_check(known, outcome, store, settings.time_limit)
-    for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            writer.write(outcome, path)
+    reporters.write_chosen(outcome, arguments)
     return outcome.exit_status

@@ -1,5 +1,6 @@
 """`python -m lab watch N`: check step N again whenever a file under steps/ changes (Ctrl-C stops)."""
 
+from lab import reporters
 from lab.commands import options
 
 NAME = "watch"
@@ -12,6 +13,7 @@ def add_arguments(parser):
     options.no_mutants(parser)
     parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
     options.time_limit(parser)
+    reporters.add_options(parser)
 
 
 def run(arguments, settings):
@@ -20,4 +22,5 @@ def run(arguments, settings):
 
     step = one_step(arguments.step, NAME, settings.lang)
     flags = ["--time-limit", f"{settings.time_limit:g}"] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
+    flags += reporters.forwarded(arguments)
     return watch(step, flags, settings.lang, settings.root)

@@ -6,9 +6,9 @@ as a TODO that `dev check` and `make test` point at until it is written. Every p
 template is written again: each names the course's step count, which has just grown.
 """
 
-from lab.grading.predictions import PREDICTION_FILE
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE, UsageError
+from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.prediction_template import prediction_template
 
 STUB = '''def {function}({signature}):

@@ -8,9 +8,9 @@ from the manifest, a check for every clause and a mutant for every clause or a r
 import ast
 import re
 
-from lab.grading.predictions import PREDICTION_FILE
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
+from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.prediction_template import prediction_template
 
 STEP_FILES = (STEP_FILE, PREDICTION_FILE, "CONTRACT.md", "CONTRACT.ja.md")

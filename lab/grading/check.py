@@ -9,34 +9,25 @@ from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.model.status import CheckStatus, ExitStatus
+from lab.model.results import MutantVerdict
+from lab.model.status import ExitStatus
 from lab.model.targets import Target
 from lab.running.runner import run
 from lab.text.messages import say
 
 
 @dataclass
-class MutantVerdict:
-    mutant: object
-    killed_by: list  # names of the checks that failed against the mutant
-    passed_by: list  # names of the checks the mutant still passes
-
-    @property
-    def survived(self):
-        return not self.killed_by
-
-
-@dataclass
 class CheckRun:
     steps: tuple  # the steps whose checks ran against the learner's code
     impl: str
-    results: list  # runner.Result, one per check of the learner's code
+    results: list  # results.Result, one per check of the learner's code
     verdicts: list = field(default_factory=list)
     lab_problems: list = field(default_factory=list)
     kill_matrix_cached: bool = False  # the mutants' results came from build/cache/
     predictions: list = field(default_factory=list)  # predictions.Prediction, one per step whose mutants ran
     strict: bool = False  # a prediction that does not catch its step's snippet fails the run
     show_all: bool = False  # the mutants' diffs and catching checks even before the learner predicted
+    lang: str = "en"  # the language of the command: every reporter words the results' facts in it
 
     def predictions_fall_short(self):
         """The predictions that do not catch the broken change to review (for --strict)."""
@@ -48,7 +39,7 @@ class CheckRun:
 
     def step_passes(self, number):
         found = self.step_results(number)
-        return bool(found) and all(r.status == CheckStatus.PASSED for r in found)
+        return bool(found) and all(r.passed for r in found)
 
     @property
     def exit_status(self):
@@ -80,7 +71,7 @@ def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl
         prediction_runs = predicted.result()
     outcome = CheckRun(
         tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached,
-        predictions=prediction_runs, strict=strict,
+        predictions=prediction_runs, strict=strict, lang=lang,
     )
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == ExitStatus.SOME_FAIL:
         outcome.lab_problems.append(say("reference_fails", lang))
@@ -98,7 +89,7 @@ def mutant_verdicts(mutants, time_limit=TIME_LIMIT, lang="en", use_cache=True):
 
 def _verdict(mutant, results):
     own = [r for r in results if r.target == mutant.id]
-    return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.status == "passed"])
+    return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.passed])
 
 
 def step_results(impl_path, steps, time_limit=10.0, lang="en"):

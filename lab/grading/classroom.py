@@ -18,15 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import credit, feedback, gradebook, predictions, regrade
+from lab import reporters
+from lab.grading import credit, feedback, gradebook, regrade
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import load_mutants
-from lab.model.status import CheckStatus, ExitStatus
-from lab.reporters import results_json
+from lab.model.results import CheckStatus, PredictionStatus, Words, holds
+from lab.model.status import ExitStatus
 from lab.sandbox import integrity
 from lab.text.messages import say, words_of
 
@@ -117,9 +118,9 @@ def budget_used_up(submission, lang, budget):
     """True when some check or prediction was not run because the learner's BUDGET ran out."""
     if not budget:
         return False
-    message = say("budget", lang, budget=budget)
+    message = Words("budget", budget=budget)
     results = [*submission.results, *(r for rs in submission.credit.values() for r in rs)]
-    return any(r.message == message for r in results) or any(message in p.message for p in submission.predictions or [])
+    return any(r.message == message for r in results) or any(holds(p.message, message) for p in submission.predictions or [])
 
 
 def cell(results, lang="en", root=None, own_step=False):
@@ -135,10 +136,10 @@ def cell(results, lang="en", root=None, own_step=False):
     if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in results):
         return words(CheckStatus.NOT_IMPLEMENTED)
     first = next(r for r in results if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED))
-    if first.status == CheckStatus.TIMEOUT and first.duration == 0.0 and first.message.startswith(say("budget", lang, budget=0).split("0")[0]):
+    if first.status == CheckStatus.TIMEOUT and first.duration == 0.0 and getattr(first.message, "key", None) == "budget":
         return words("budget_used")  # never run: the learner's BUDGET ran out, not their code
     if first.status == CheckStatus.ERROR:
-        message = first.message.splitlines()[0] if first.message else ""
+        message = first.said(lang).splitlines()[0] if first.message else ""
         message = message.replace(f"{root}/", "") if root else message
         return words("error", message=message[:160] + ("…" if len(message) > 160 else ""))
     clauses = credit.own_clauses(first) if own_step else first.clauses
@@ -195,7 +196,7 @@ def prediction_cell(submission, lang="en"):
     parts, caught, count = [], 0, 0
     for prediction in written:
         own = [m for m in every_mutant if m.step == prediction.step]
-        if prediction.status == predictions.REJECTS:
+        if prediction.status == PredictionStatus.REJECTS:
             parts.append(words("pred_rejects", step=prediction.step))
             count += len(own)
             continue
@@ -264,8 +265,8 @@ def _write_run(outcome, out, lang, bom, graded_at):
     steps = tuple(step.number for step in load_course())
     summary = {}
     for submission, row in zip(outcome.submissions, rows[1:]):
-        run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [])
-        results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
+        run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [], lang=lang)
+        reporters.write_for_learner(run_of_one, out, submission.name)
         (out / "feedback" / f"{submission.name}.md").write_text(feedback.markdown(submission, outcome.root, row, graded_at, lang), encoding="utf-8")
         summary[submission.name] = {"digest": submission.digest, "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
                                     "cells": row[1:1 + len(steps)]}
@@ -342,7 +343,7 @@ def glance(outcome, lang="en"):
         lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
         caught_any = 0
         for mutant in load_mutants():
-            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == predictions.WRITTEN]
+            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == PredictionStatus.WRITTEN]
             hits = sum(p.caught(mutant.id) for p in wrote)
             caught_any += hits > 0
             review = words("review_mark") if mutant.worksheet else ""

@@ -19,7 +19,7 @@ from dataclasses import replace
 from lab.model.course import step_of_clause
 from lab.model.implementation import read
 from lab.model.mutants import SOLUTIONS_DIR
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 from lab.model.targets import Target
 
 PREFIX = "credit/"  # a target id no folder name can clash with

@@ -7,7 +7,7 @@ import re
 
 from lab.grading import credit
 from lab.model.course import LAB_ROOT, load_course
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 from lab.sandbox.confinement import SCRATCH_INSIDE
 from lab.text.messages import words_of
 
@@ -42,7 +42,7 @@ def markdown(submission, root, cells, graded_at, lang="en"):
         bad = next((r for r in own if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
         if bad is not None:
             first_problems += [f"### {words('step', n=step.number)}: `{bad.check}` ({' '.join(credit.own_clauses(bad)) or bad.check})", "",
-                               "```", clean(bad.message, submission, root).strip(), "```", ""]
+                               "```", clean(bad.said(lang), submission, root).strip(), "```", ""]
     if first_problems:
         lines += ["", f"## {words('fb_first_problems')}", "", *first_problems]
     lines += ["", f"## {words('predictions')}", "", clean(cells[-2], submission, root), ""]

@@ -9,10 +9,10 @@ gives no weights).
 import csv
 import hashlib
 
-from lab.grading import credit, predictions
+from lab.grading import credit
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus, PredictionStatus
 
 
 def learner_id(name):
@@ -50,7 +50,7 @@ def row(submission, steps, graded_at):
             values += ["none", "", len(mutants), ""]
         else:
             caught = sum(found.caught(m.id) for m in mutants)
-            written = found.status == predictions.WRITTEN
+            written = found.status == PredictionStatus.WRITTEN
             values += [found.status, caught, len(mutants), _yes(found.catches_the_snippet(every_mutant)) if written else "no"]
     points = sum(credit.earned(submission.credit.get(n, [])) for n in steps) if not submission.problem else 0
     return [*values, points, len(steps)]

@@ -9,16 +9,17 @@ per core.
 Each check's results against a mutant are kept in the lab's cache store (lab.cache), keyed on
 what decides them: the part of the text that this one check can reach (lab.grading.reach), the
 checker (lab.grading.checker_digest), the mutant's id, steps and the time limit. Not the
-language, and no messages are kept (no report shows a mutant's): ``make check`` reuses what
-``make check-step N`` computed, ``LAB_LANG=ja`` what English did, the mutation report what
-``make check`` did, and an edit to one function recomputes only the checks that can call it
-(of renew: step 5's, and the generated checks of steps 6-8), for each mutant. The mutation report
-sends the implementation itself through here too (lab.mutation.passing).
+language: the messages are kept as facts (lab/model/results.py), worded only where they are
+shown. ``make check`` reuses what ``make check-step N`` computed, ``LAB_LANG=ja`` what English
+did, the mutation report what ``make check`` did, and an edit to one function recomputes only
+the checks that can call it (of renew: step 5's, and the generated checks of steps 6-8), for
+each mutant. The mutation report sends the implementation itself through here too
+(lab.mutation.passing).
 """
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 from lab import cache
 from lab.grading.checker_digest import checker_digest
@@ -27,13 +28,12 @@ from lab.model.checks import checks_of
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
+from lab.model.results import LOSSES, Result
 from lab.model.targets import Target
-from lab.running.runner import Result, run
-from lab.text.messages import say
+from lab.running.runner import NOT_RUN, run
 
 NAMESPACE = "kill-matrix"
 WHOLE = "every check"  # part of the key of a whole run's results (see Keys)
-LOSSES = ("timeout", "crashed")
 
 
 @dataclass(frozen=True)
@@ -58,11 +58,11 @@ def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True):
     to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
     ran = _run_in_parallel(to_run, time_limit, lang)
     # A check of a partial run hung or crashed: that may change what the others report, run them all.
-    lost = {t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None) for t in to_run if t.checks is not None and _lossy(ran[t.id], lang)}
+    lost = {t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None) for t in to_run if t.checks is not None and _lossy(ran[t.id])}
     ran.update(_run_in_parallel(list(lost.values()), time_limit, lang))
     for target in to_run:
         target = lost.get(target.id, target)
-        _store(target, ran[target.id], keys[target.id], found[target.id], lang)
+        _store(target, ran[target.id], keys[target.id], found[target.id])
     return [r for job in jobs for r in found[job.target.id].ordered(keys[job.target.id])], len(to_run)
 
 
@@ -75,7 +75,7 @@ def pending(job, time_limit=TIME_LIMIT):
 
 def killed_by(results):
     """The names of the checks that fail against a mutant, each once, in the order they ran."""
-    return list(dict.fromkeys(r.check for r in results if r.status != "passed"))
+    return list(dict.fromkeys(r.check for r in results if not r.passed))
 
 
 @dataclass(frozen=True)
@@ -140,33 +140,34 @@ def _narrowed(target, keys, found):
     return replace(target, steps=_steps(missing), checks=tuple(check for _, check in missing))
 
 
-def _store(target, results, keys, found, lang):
+def _store(target, results, keys, found):
     """Keep what the target's run found: each check's results under its own key, or the whole
     run's when it ran every check and lost one (or ran one that lab.model.checks does not know,
     which no check's key covers)."""
-    whole = _lossy(results, lang) or any((r.step, r.check) not in keys.checks for r in results)
+    whole = _lossy(results) or any((r.step, r.check) not in keys.checks for r in results)
     results = [_quiet(r) for r in results]
     if target.checks is None and whole:
         found.checks, found.whole = {}, results
-        cache.set(NAMESPACE, keys.whole, [asdict(r) for r in results])
+        cache.set(NAMESPACE, keys.whole, [r.as_json() for r in results])
         return
     for name in keys.checks:
         if target.checks is None or (name[0] in target.steps and name[1] in target.checks):
             found.checks[name] = [r for r in results if (r.step, r.check) == name]
-            cache.set(NAMESPACE, keys.checks[name], [asdict(r) for r in found.checks[name]])
+            cache.set(NAMESPACE, keys.checks[name], [r.as_json() for r in found.checks[name]])
 
 
 def _steps(names):
     return tuple(sorted({step for step, _ in names}))
 
 
-def _lossy(results, lang):
-    return any(r.status in LOSSES or r.message == say("not_run", lang) for r in results)
+def _lossy(results):
+    """Some check hung, crashed, or was never settled: its process was lost."""
+    return any(r.status in LOSSES or r.message == NOT_RUN for r in results)
 
 
 def _quiet(result):
-    """Without what varies with the language and the machine: the message and the duration."""
-    return replace(result, message="", duration=0.0)
+    """Without what varies with the machine: the duration."""
+    return replace(result, duration=0.0)
 
 
 def _run_in_parallel(targets, time_limit, lang):

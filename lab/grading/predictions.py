@@ -12,7 +12,6 @@ they are kept in the lab's cache store (lab.cache), keyed on both.
 import shutil
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lab import cache
@@ -23,40 +22,14 @@ from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.model.prediction_file import holds_a_prediction, prediction_path
+from lab.model.results import CheckStatus, Prediction, PredictionOutcome, PredictionStatus, Result, Words, replaced
 from lab.model.targets import Target
-from lab.running.runner import LabBroken, Result, run
-from lab.text.messages import say
+from lab.running.runner import LabBroken, run
 
 REFERENCE = "solutions"
 PLUGIN = "lab.running.prediction_plugin"
 HOST = "lab.running.prediction_host"  # the runner's child for predictions: it runs them with PLUGIN
 NAMESPACE = "predictions"  # in the cache store
-# No prediction yet, written, or refused by the correct code.
-NO_PREDICTION, WRITTEN, REJECTS = "no_prediction", "written", "rejects_correct_code"
-
-
-@dataclass
-class Prediction:
-    step: int
-    file: str  # as the learner would type it
-    status: str  # NO_PREDICTION, WRITTEN or REJECTS
-    message: str = ""  # why the correct code was rejected, or what is wrong with the file
-    outcomes: dict = field(default_factory=dict)  # mutant id -> "caught" | "missed"
-    cached: bool = False
-
-    @property
-    def written(self):
-        return self.status != NO_PREDICTION
-
-    def caught(self, mutant_id):
-        return self.outcomes.get(mutant_id) == "caught"
-
-    @property
-    def caught_count(self):
-        return sum(o == "caught" for o in self.outcomes.values())
-
-    def catches_the_snippet(self, mutants):
-        return self.status == WRITTEN and all(self.caught(m.id) for m in mutants if m.worksheet and m.step == self.step)
 
 
 def read_prediction(impl, step):
@@ -82,15 +55,15 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
         path, text, refused = read_prediction(impl, step)
         # Only where the lab shipped a prediction file (steps/, not solutions/ or one .py file).
         shown = display_path(path) if path and (path.is_file() or refused) else ""
-        prediction = Prediction(number, shown, NO_PREDICTION)
+        prediction = Prediction(number, shown, PredictionStatus.NO_PREDICTION)
         predictions.append(prediction)
         if refused:
-            prediction.status, prediction.message = REJECTS, say(refused, lang, file=shown, limit=MAX_FILE >> 20)
+            prediction.status, prediction.message = PredictionStatus.REJECTS, Words(refused, file=shown, limit=MAX_FILE >> 20)
             continue
         if not holds_a_prediction(text):
             continue
         mutants = [m for m in every_mutant if m.step == number]
-        key = _key(text, mutants, time_limit, lang)
+        key = _key(text, mutants, time_limit)
         stored = cache.get(NAMESPACE, key) if use_cache else None
         if stored is not None:
             _settle(prediction, [Result(**r) for r in stored], mutants)
@@ -101,22 +74,22 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
         try:
             results = _run(to_run, time_limit, lang, budget, deadline)
         except LabBroken as error:  # whatever stopped pytest came from the learner's files
-            results = [_broken(number, error, lang) for number in to_run]
+            results = [_broken(number, error) for number in to_run]
         for number, (prediction, _, mutants, key) in to_run.items():
             own = [r for r in results if r.step == number]
             _settle(prediction, own, mutants)
             if deadline is None or time.monotonic() < deadline:
-                cache.set(NAMESPACE, key, [asdict(r) for r in own])
+                cache.set(NAMESPACE, key, [r.as_json() for r in own])
     return predictions
 
 
-def _key(text, mutants, time_limit, lang):
+def _key(text, mutants, time_limit):
     """What a prediction's verdicts depend on: its text, the checker with the predictions' own
-    plugin, the reference and the step's mutants (whole: a prediction may call any function),
-    the time limit (TIME_LIMIT=10 and 10.0 are one key) and the language (its messages are shown)."""
+    plugin, the reference and the step's mutants (whole: a prediction may call any function) and
+    the time limit (TIME_LIMIT=10 and 10.0 are one key); not the language: its messages are facts."""
     reference = assemble(read(SOLUTIONS_DIR, label=REFERENCE))
     tried = [f"{job.target.id}\0{job.text}" for job in kill_matrix.prebuilt(mutants)]
-    return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)), lang)
+    return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)))
 
 
 def _run(to_run, time_limit, lang, budget, deadline):
@@ -135,27 +108,28 @@ def _run(to_run, time_limit, lang, budget, deadline):
         results = run(targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST)
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
-                result.message = result.message.replace(copy, original)
+                result.message = replaced(result.message, copy, original)
         return results
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _broken(number, error, lang):
-    message = say("prediction_cannot_run", lang, error=str(error).strip()[-800:])
-    return Result("", "test_my_prediction", f"{REFERENCE}-{number}", number, [], "error", message, 0.0)
+def _broken(number, error):
+    message = Words("prediction_cannot_run", error=str(error).strip()[-800:])
+    return Result("", "test_my_prediction", f"{REFERENCE}-{number}", number, [], CheckStatus.ERROR, message, 0.0)
 
 
 def _settle(prediction, results, mutants):
     by_target = {r.target: r for r in results}
     reference = by_target.get(f"{REFERENCE}-{prediction.step}")
-    if reference is None or reference.status == "not_implemented":
-        prediction.status = "no_prediction"
+    if reference is None or reference.status == CheckStatus.NOT_IMPLEMENTED:
+        prediction.status = PredictionStatus.NO_PREDICTION
         return
-    if reference.status != "passed":
-        prediction.status, prediction.message = REJECTS, reference.message or reference.status
+    if not reference.passed:
+        prediction.status, prediction.message = PredictionStatus.REJECTS, reference.message or reference.status
         return
-    prediction.status = WRITTEN
+    prediction.status = PredictionStatus.WRITTEN
     for mutant in mutants:
         result = by_target.get(mutant.id)
-        prediction.outcomes[mutant.id] = "caught" if result and result.status not in ("passed", "not_implemented") else "missed"
+        caught = result and result.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)
+        prediction.outcomes[mutant.id] = PredictionOutcome.CAUGHT if caught else PredictionOutcome.MISSED

@@ -10,7 +10,6 @@ depend on the machine's load, not only on the files.
 """
 
 import hashlib
-from dataclasses import asdict
 from pathlib import Path
 
 from lab import cache
@@ -19,7 +18,7 @@ from lab.grading.checker_digest import checker_digest
 from lab.model.course import load_course
 from lab.model.implementation import assemble, read
 from lab.model.mutants import MUTANTS_DIR, SOLUTIONS_DIR
-from lab.running.runner import Result
+from lab.model.results import Prediction, Result
 
 NAMESPACE = "class-results"
 
@@ -56,7 +55,7 @@ def load(submission, cache_key):
         return False
     submission.results = [Result(**r) for r in stored["results"]]
     submission.credit = {int(n): [Result(**r) for r in rs] for n, rs in stored["credit"].items()}
-    submission.predictions = None if stored["predictions"] is None else [predictions.Prediction(**p) for p in stored["predictions"]]
+    submission.predictions = None if stored["predictions"] is None else [Prediction(**p) for p in stored["predictions"]]
     submission.seconds, submission.problem = stored["seconds"], stored["problem"]
     return True
 
@@ -67,9 +66,9 @@ def keep(submission, cache_key):
     if cache.get(NAMESPACE, cache_key) is not None:
         return
     cache.set(NAMESPACE, cache_key, {
-        "results": [asdict(r) for r in submission.results],
-        "credit": {str(n): [asdict(r) for r in rs] for n, rs in submission.credit.items()},
-        "predictions": None if submission.predictions is None else [asdict(p) for p in submission.predictions],
+        "results": [r.as_json() for r in submission.results],
+        "credit": {str(n): [r.as_json() for r in rs] for n, rs in submission.credit.items()},
+        "predictions": None if submission.predictions is None else [p.as_json() for p in submission.predictions],
         "seconds": submission.seconds,
         "problem": submission.problem,
     })

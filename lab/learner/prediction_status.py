@@ -7,6 +7,8 @@ prediction, so that progress stays fast. A prediction not run yet says so and na
 from lab import cache
 from lab.learner.verdicts import last_time_limit
 from lab.model.mutants import load_mutants
+from lab.model.prediction_file import holds_a_prediction
+from lab.model.results import Prediction, PredictionStatus, Result
 from lab.text.language import typed
 from lab.text.messages import words_of
 
@@ -24,22 +26,22 @@ def prediction_line(steps_dir, step, store, lang="en"):
     if text is None:
         return None
     words = words_of("learner", lang)
-    if not predictions.holds_a_prediction(text):
+    if not holds_a_prediction(text):
         return words("prediction_none")
-    found = _cached(predictions, step, text, lang, last_time_limit(store))
+    found = _cached(predictions, step, text, last_time_limit(store))
     if found is None:
         return words("prediction_written") + typed(f" (`make check-step {step.number}`)", lang)
     return words("prediction_result", result=_phrase(predictions, found, lang))
 
 
-def _cached(predictions, step, text, lang, time_limit):
+def _cached(predictions, step, text, time_limit):
     mutants = [m for m in load_mutants() if m.step == step.number]
     try:
-        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, time_limit, lang))
+        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, time_limit))
         if stored is None:
             return None
-        found = predictions.Prediction(step.number, "", predictions.NO_PREDICTION)
-        predictions._settle(found, [predictions.Result(**r) for r in stored], mutants)
+        found = Prediction(step.number, "", PredictionStatus.NO_PREDICTION)
+        predictions._settle(found, [Result(**r) for r in stored], mutants)
         return found, mutants
     except (AttributeError, OSError, TypeError, ValueError):  # their cache changed shape: say less
         return None
@@ -48,7 +50,7 @@ def _cached(predictions, step, text, lang, time_limit):
 def _phrase(predictions, found, lang):
     prediction, mutants = found
     words = words_of("learner", lang)
-    if prediction.status == predictions.REJECTS:
+    if prediction.status == PredictionStatus.REJECTS:
         return words("prediction_rejects")
     key = "prediction_catches" if prediction.catches_the_snippet(mutants) else "prediction_misses"
     return words(key, caught=prediction.caught_count, count=len(mutants))

@@ -13,6 +13,7 @@ from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import is_stub
+from lab.model.results import StepStatus
 from lab.text.messages import words_of
 
 
@@ -25,7 +26,7 @@ def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
         file = steps_dir / step.dir / STEP_FILE
         text = file.read_text(encoding="utf-8", errors="replace") if file.is_file() else ""
         if is_stub(text, step.number):
-            states[step.number] = "not_started"
+            states[step.number] = StepStatus.NOT_STARTED
         elif found[step.number] is None:
             to_run.append(step.number)
         else:
@@ -39,7 +40,7 @@ def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
 
 def next_step(states):
     """The first step that does not pass yet, or None when the course is complete."""
-    return next((n for n in sorted(states) if states[n] == "not_started" or states[n]["status"] != "passed"), None)
+    return next((n for n in sorted(states) if states[n] == StepStatus.NOT_STARTED or states[n]["status"] != StepStatus.PASSED), None)
 
 
 def progress(store, lang="en"):
@@ -50,7 +51,7 @@ def progress(store, lang="en"):
     lines = [words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
     for step in course:
         state = states[step.number]
-        mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")
+        mark = "·" if state == StepStatus.NOT_STARTED else ("✔" if _passes(state) else "✘")
         line = f"  {mark} {step.number} {step.function:<11} {_describe(state, lang)}"
         predicted = prediction_line(steps_dir, step, store, lang)
         lines.append(line + (f" · {predicted}" if predicted else ""))
@@ -68,14 +69,14 @@ def next_lines(states, store, lang="en"):
 
 
 def _passes(state):
-    return state != "not_started" and state["status"] == "passed"
+    return state != StepStatus.NOT_STARTED and state["status"] == StepStatus.PASSED
 
 
 def _describe(state, lang):
     words = words_of("learner", lang)
-    if state == "not_started":
-        return words("not_started")
-    if state["status"] == "passed":
+    if state == StepStatus.NOT_STARTED:
+        return words(StepStatus.NOT_STARTED)
+    if state["status"] == StepStatus.PASSED:
         return words("passing", count=state["count"])
     if state.get("clause"):
         return words("failing", clause=state["clause"], passed=state["passed"], count=state["count"])

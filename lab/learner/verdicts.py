@@ -15,6 +15,7 @@ from lab.grading.reach import relevant_text
 from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import assemble, read
+from lab.model.results import StepStatus
 
 CACHE_FILE = "verdicts.json"
 # The time limit of the learner's last check: the predictions it ran are cached under it.
@@ -30,8 +31,8 @@ def keys(steps_dir):
 
 def summarize(results):
     """A step's verdict from its checks' results: status, counts, the first failing clause."""
-    failing = [r for r in results if r.status != "passed"]
-    verdict = {"count": len(results), "passed": len(results) - len(failing), "status": "passed" if results and not failing else "failing"}
+    failing = [r for r in results if not r.passed]
+    verdict = {"count": len(results), "passed": len(results) - len(failing), "status": StepStatus.PASSED if results and not failing else StepStatus.FAILING}
     if failing:
         first = failing[0]
         verdict.update(clause=(first.clauses or [""])[0], check=first.check, check_status=first.status)

@@ -53,8 +53,8 @@ class ClosingQuestion:
     answer: dict
 
 
-@cache
 def _manifest(root):
+    """course.toml at root, read afresh: load_course and closing_questions each cache their part."""
     manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
     found = manifest.get("format_version")
     if found != FORMAT_VERSION:

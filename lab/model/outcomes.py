@@ -1,13 +1,13 @@
 """The exceptions through which a check reports what the code under test did."""
 
-from lab.text.messages import say
+from lab.model.results import Text, Words
 
 
 class CallRaised(Exception):
-    """The code under test raised while a check called it; names the call, in the learner's language."""
+    """The code under test raised while a check called it; names the call (facts, worded by the reporters)."""
 
-    def __init__(self, call, error, lang="en"):
-        super().__init__(say("call_raised", lang, call=call, kind=type(error).__name__, error=error))
+    def __init__(self, call, error):
+        super().__init__(Words("call_raised", call=call, kind=type(error).__name__, error=message_of(error)))
         self.call = call
         self.error = error
 
@@ -47,3 +47,8 @@ class LearnerProcessLost(BaseException):
     A BaseException, like CheckTimeout: every later call of the check would meet the same
     dead process, so Hypothesis must not shrink it.
     """
+
+
+def message_of(error):
+    """What an exception says: its facts when it was raised with them, else its text."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Text) else str(error)

@@ -1,10 +1,10 @@
-"""The two sets of named statuses: how a command ends, and how one check ended.
+"""How a command ends: every command of the lab returns an ExitStatus.
 
-Every command of the lab returns an ExitStatus; every reporter maps a CheckStatus to its own
-words (a mark, a JUnit element, an Exercism status) in one table of its own.
+How one check, mutant or prediction ended is a status of lab/model/results.py; every reporter maps
+it to its own words (a mark, a JUnit element, an Exercism status) in one table of its own.
 """
 
-from enum import IntEnum, StrEnum
+from enum import IntEnum
 
 
 class ExitStatus(IntEnum):
@@ -16,13 +16,3 @@ class ExitStatus(IntEnum):
     LAB_BROKEN = 3  # the lab itself is broken: the reference fails, a mutant survives, an unknown course format
     BUSY = 4  # the lease tool: another process held the database's write lock for longer than --busy-timeout
 
-
-class CheckStatus(StrEnum):
-    """How one check ended; its value is the word the JSON results carry."""
-
-    PASSED = "passed"
-    FAILED = "failed"  # the code under test broke the contract
-    ERROR = "error"  # it raised, did not load, or the check could not run it
-    NOT_IMPLEMENTED = "not_implemented"  # the stub as shipped
-    TIMEOUT = "timeout"
-    CRASHED = "crashed"  # the process running the code under test ended

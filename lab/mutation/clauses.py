@@ -9,6 +9,7 @@ it in its function gets an empty list (the report then shows its step's clauses)
 """
 
 from lab.model.course import step_of_clause
+from lab.model.results import CheckStatus
 
 
 def survivors_clauses(mutants, results):
@@ -36,7 +37,7 @@ def clauses_near(mutant, caught, results):
 def _broken(caught, step, results):
     """The clauses that the most specific of the checks catching a mutant name (a check of one
     clause says more than one of five), counting only the step's clauses when any check names one."""
-    named = [set(r.clauses) for r in results.get(caught.id, []) if r.status != "passed" and r.clauses]
+    named = [set(r.clauses) for r in results.get(caught.id, []) if r.status != CheckStatus.PASSED and r.clauses]
     own = [{clause for clause in clauses if step_of_clause(clause) == step} for clauses in named]
     named = [clauses for clauses in own if clauses] or named
     if not named:

@@ -5,6 +5,7 @@ the learner's language. The catalogue's texts are the lab's own HTML; every valu
 from html import escape
 
 from lab.model.course import all_clauses
+from lab.model.results import CheckStatus, MutantStatus
 from lab.mutation.model import percent
 from lab.text.messages import say, words_of
 
@@ -100,8 +101,8 @@ def _source(name, source, mutants, words):
 
 
 def _mutant(m, words):
-    kind = "equivalent" if m.equivalent else ("killed" if m.detected else "survived")
-    status = "equivalent" if m.equivalent else m.status
+    kind = MutantStatus.EQUIVALENT if m.equivalent else (MutantStatus.KILLED if m.detected else MutantStatus.SURVIVED)
+    status = MutantStatus.EQUIVALENT if m.equivalent else m.status
     killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or words("none")
     extra = "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=escape(m.equivalent.reason)) if m.equivalent else ""
     if m.equivalent and m.equivalent.by_kind:
@@ -134,7 +135,7 @@ def _matrix(report, words):
         cells = []
         for m in columns:
             status = report.matrix[m.id].get(check)
-            cells.append("<td></td>" if status is None else '<td class="p">&middot;</td>' if status == "passed"
+            cells.append("<td></td>" if status is None else '<td class="p">&middot;</td>' if status == CheckStatus.PASSED
                          else f'<td class="k" title="{escape(status)}">&#x2716;</td>')
         rows.append(f'<tr data-check="{escape(check)}"><th class="c">{escape(check)}</th>{"".join(cells)}</tr>')
     rows.append("</table></div>")

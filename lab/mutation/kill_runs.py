@@ -6,6 +6,7 @@ that its killers are named too, and survives only when none of theirs kills it e
 """
 
 from lab.grading.kill_matrix import killed_by
+from lab.model.results import CheckStatus, MutantStatus
 from lab.mutation import matrix
 from lab.text.messages import words_of
 
@@ -34,12 +35,12 @@ def status(results):
     """A mutant's status from its checks' results, in mutmut's words."""
     statuses = {r.status for r in results}
     if not statuses:
-        return "not checked"
-    if statuses == {"passed"}:
-        return "survived"
-    if statuses & {"failed", "error", "crashed", "not_implemented"}:
-        return "killed"
-    return "timeout"
+        return MutantStatus.NOT_CHECKED
+    if statuses == {CheckStatus.PASSED}:
+        return MutantStatus.SURVIVED
+    if statuses - {CheckStatus.PASSED, CheckStatus.TIMEOUT}:
+        return MutantStatus.KILLED
+    return MutantStatus.TIMEOUT
 
 
 class Jobs:
@@ -53,7 +54,7 @@ class Jobs:
         no check of the steps that pass can call, are not run."""
         jobs = []
         for m in mutants:
-            if m.origin == "mutmut" and m.status == "not checked":
+            if m.origin == "mutmut" and m.status == MutantStatus.NOT_CHECKED:
                 jobs.append(matrix.mutant_job(m.id, (m.step,), self.by_id[m.id].module(self.source), self.stage_dir))
             elif m.origin == "pre-built":
                 jobs.append(matrix.prebuilt_job(m.id, (m.step,)))

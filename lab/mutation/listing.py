@@ -7,6 +7,7 @@ import difflib
 from lab.grading import reach
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
+from lab.model.results import MutantStatus
 from lab.mutation.model import Mutant, change_location, text_location
 
 
@@ -21,7 +22,7 @@ def mutmut_mutants(variants, source, places, steps, ledger):
         file, first_line = places.where(first_lines[v.function])
         location, replacement = change_location(v.original, v.mutated, first_line)
         equivalence, step = ledger.match(v), step_of(v.function)
-        status = "equivalent" if equivalence else "not checked" if step in steps and v.function in reached else "no tests"
+        status = MutantStatus.EQUIVALENT if equivalence else MutantStatus.NOT_CHECKED if step in steps and v.function in reached else MutantStatus.NO_TESTS
         mutants.append(Mutant(
             id=v.name, origin="mutmut", step=step, function=v.function, status=status, diff=v.diff(first_line),
             file=file, location=location, replacement=replacement, equivalent=equivalence,
@@ -39,10 +40,12 @@ def prebuilt_mutants(reference, places):
         file, first = places.where(line)
         mutants.append(Mutant(
             id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
-            status="not checked", diff=_prebuilt_diff(m), file=file,
+            status=MutantStatus.NOT_CHECKED, diff=_prebuilt_diff(m), file=file,
             location=(first, column, first + end_line - line, end_column), replacement=m.replace, clause=m.clause,
         ))
     return mutants
+
+
 
 
 def _step_of_function(source, steps):

@@ -5,8 +5,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from lab.model.course import load_course
-
-DETECTED = ("killed", "timeout")  # a mutant the checks caught (lab.mutation.kill_runs.status)
+from lab.model.results import MutantStatus
 
 
 @dataclass
@@ -15,7 +14,7 @@ class Mutant:
     origin: str  # "mutmut" or "pre-built"
     step: int
     function: str
-    status: str  # killed, survived, timeout; no tests (no check can call it), equivalent, not checked
+    status: MutantStatus
     diff: str
     file: str  # the file it changes, as the report names it (lab.mutation.places)
     location: tuple  # in that file: (start line, start column, end line, end column), 1-based, end exclusive
@@ -27,11 +26,11 @@ class Mutant:
 
     @property
     def scored(self):
-        return self.equivalent is None and self.status != "no tests"
+        return self.equivalent is None and self.status != MutantStatus.NO_TESTS
 
     @property
     def detected(self):
-        return self.status in DETECTED
+        return self.status.detected
 
 
 @dataclass

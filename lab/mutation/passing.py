@@ -22,7 +22,7 @@ def passing_steps(impl, label, source, progress, lang="en"):
     passing = []
     for n in every:
         own = [r for r in results if r.step == n]
-        if not own or any(r.status != "passed" for r in own):
+        if not own or not all(r.passed for r in own):
             break
         passing.append(n)
     return tuple(passing)

@@ -3,16 +3,17 @@
 import json
 
 from lab.model.course import LAB_ROOT
+from lab.model.results import MutantStatus
 
 SCHEMA_PATH = LAB_ROOT / "lab" / "schemas" / "mutation-testing-report-schema.json"
 SCHEMA_VERSION = "1.0"
 
 STATUS = {
-    "killed": "Killed",
-    "survived": "Survived",
-    "timeout": "Timeout",
-    "no tests": "NoCoverage",
-    "not checked": "Pending",
+    MutantStatus.KILLED: "Killed",
+    MutantStatus.SURVIVED: "Survived",
+    MutantStatus.TIMEOUT: "Timeout",
+    MutantStatus.NO_TESTS: "NoCoverage",
+    MutantStatus.NOT_CHECKED: "Pending",
 }
 
 

@@ -7,6 +7,7 @@ the same report.
 """
 
 from lab.model.course import all_clauses
+from lab.model.results import MutantStatus
 from lab.mutation.model import percent
 from lab.text.messages import say, words_of
 
@@ -76,7 +77,7 @@ def markdown(report, lang="en"):
     columns = ("col_mutant", "col_origin", "col_step", "col_function", "col_status", "col_killed_by")
     out += [f"## {words('every_mutant')}", "", _row(words(k) for k in columns), "|---|---|---|---|---|---|"]
     for m in report.mutants:
-        status = "equivalent" if m.equivalent else m.status
+        status = MutantStatus.EQUIVALENT if m.equivalent else m.status
         out.append(f"| `{m.id}` | {m.origin} | {m.step} | `{m.function}` | {status} | {', '.join(m.killed_by) or '-'} |")
     if report.unused_ledger:
         out += ["", f"## {words('unused_heading')}", ""] + [f"- {entry}" for entry in report.unused_ledger]

@@ -1,72 +1,55 @@
-"""Mark what differs when a failure's got and expected lines hold a list, tuple or dict.
+"""Mark what differs when a failure's got and expected values are lists, tuples or dicts.
 
-checks/support.py explain() writes "got: <repr>" and "expected: <text ending in a repr>"; two
-long reprs side by side hide a one-item difference. Here both are parsed back (ast.literal_eval,
-never eval), and the differing items are listed, marked - expected / + got, the equal ones
-counted. Messages of any other shape pass through unchanged.
+A check's failure is the facts of checks/support.py explain(): what was called, the repr of what
+came back and, where the contract names one, the repr of the value it expects (``want``). Two
+long reprs side by side hide a one-item difference: here the differing items are listed,
+marked - expected / + got, the equal ones counted. The values are read back from their reprs
+(ast.literal_eval, never eval); a message without both is shown as it is.
 """
 
 import ast
 import difflib
 
-from lab.text.messages import CATALOGUE, words_of
+from lab.model.results import Joined, Words, worded
+from lab.text.messages import words_of
 
-# The labels of explain()'s second and third lines, in every language of the catalogue.
-GOT, EXPECTED = (tuple(table["checks.explain"].splitlines()[line].split()[0] for table in CATALOGUE.values()) for line in (1, 2))
+EXPLAIN = "checks.explain"  # the catalogue's key of a check's failure: called, got, expected
 LONG = 100  # a line longer than this gives its repr's place to a short summary
 
 
 def marked(message, lang="en"):
-    """The message's lines, with the differences of its got/expected values added when it has them."""
-    lines = message.splitlines()
-    got_at = _find(lines, GOT)
-    expected_at = _find(lines, EXPECTED)
-    if got_at is None or expected_at is None:
+    """The message's lines in lang, with the differences of its got and wanted values added when it has them."""
+    lines = str(worded(message, lang)).splitlines()
+    explained = _explained(message)
+    if explained is None or "want" not in explained.values:
         return lines
-    got, *got_span = _literal(lines[got_at])
-    expected, *expected_span = _literal(lines[expected_at])
+    got_repr, want_repr = explained.values["got"], explained.values["want"]
+    got, expected = _literal(got_repr), _literal(want_repr)
     if not _comparable(got, expected) or got == expected:
         return lines
     differences = _dict_lines(got, expected) if isinstance(got, dict) else _list_lines(got, expected, lang)
-    for at, value, (start, end) in ((got_at, got, got_span), (expected_at, expected, expected_span)):
+    # The got line follows the lines of the call; the expected line follows it.
+    got_at = len(str(worded(explained.values["called"], lang)).split("\n"))
+    for at, shown, value in ((got_at, got_repr, got), (got_at + 1, want_repr, expected)):
         if len(lines[at]) > LONG:
-            lines[at] = lines[at][:start] + words_of("learner", lang)("diff_items", count=len(value)) + lines[at][end:]
+            lines[at] = lines[at].replace(shown, words_of("learner", lang)("diff_items", count=len(value)), 1)
     return lines + [words_of("learner", lang)("diff_heading")] + [f"  {line}" for line in differences]
 
 
-def _find(lines, prefixes):
-    return next((i for i, line in enumerate(lines) if line.startswith(prefixes)), None)
+def _explained(message):
+    """The explain() facts the message begins with (notes may follow them), or None."""
+    first = message.parts[0] if isinstance(message, Joined) else message
+    return first if isinstance(first, Words) and first.key == EXPLAIN else None
 
 
-def _literal(line):
-    """(the first list/tuple/dict in the line, its start, its end) or (None, 0, 0)."""
-    for start, char in enumerate(line):
-        if char in "[({":
-            end = _closing(line, start)
-            try:
-                value = ast.literal_eval(line[start:end])
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
-            return value, start, end
-    return None, 0, 0
-
-
-def _closing(line, start):
-    """Just past the bracket that closes the one at start (quotes respected), or the line's end."""
-    depth, quote, escaped = 0, None, False
-    for at in range(start, len(line)):
-        char = line[at]
-        if quote:
-            escaped, quote = (not escaped and char == "\\"), (None if char == quote and not escaped else quote)
-        elif char in "'\"":
-            quote = char
-        elif char in "[({":
-            depth += 1
-        elif char in "])}":
-            depth -= 1
-            if depth == 0:
-                return at + 1
-    return len(line)
+def _literal(shown):
+    """The value of a repr, or None when it is not a literal (an exception, a worded phrase)."""
+    if not isinstance(shown, str):
+        return None
+    try:
+        return ast.literal_eval(shown)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def _comparable(got, expected):

@@ -7,7 +7,10 @@ belongs to: here, the step. The score is one point per passing check.
 
 import json
 
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
+
+OPTION, HELP = "--exercism", "also write Exercism's results.json (version 3), with a score"
+CLASS_FILE = None
 
 STATUS = {CheckStatus.PASSED: "pass", CheckStatus.FAILED: "fail", CheckStatus.NOT_IMPLEMENTED: "fail"}  # anything else: error
 
@@ -17,7 +20,7 @@ def as_dict(outcome):
         {
             "name": f"step {r.step}: {' '.join(r.clauses)} {r.check}",
             "status": STATUS.get(r.status, "error"),
-            "message": r.message or None,
+            "message": r.said(outcome.lang) or None,
             "test_code": r.nodeid,
             "task_id": r.step,
         }

@@ -4,7 +4,10 @@ step, so that any CI system shows them."""
 import xml.etree.ElementTree as ET
 
 from lab.model.course import load_course
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
+
+OPTION, HELP = "--junit", "also write the learner's checks as JUnit XML"
+CLASS_FILE = None
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
 KIND = {
@@ -33,8 +36,9 @@ def as_tree(outcome):
             )
             kind = KIND.get(result.status)
             if kind:
-                headline = result.message.splitlines()[0] if result.message else result.status
-                ET.SubElement(case, kind, message=headline, type=result.status).text = result.message
+                message = result.said(outcome.lang)
+                headline = message.splitlines()[0] if message else result.status
+                ET.SubElement(case, kind, message=headline, type=result.status).text = message
     ET.indent(root)
     return ET.ElementTree(root)
 

@@ -3,9 +3,11 @@
 import json
 from dataclasses import asdict
 
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus, MutantStatus
 
 SCHEMA_VERSION = 1
+OPTION, HELP = "--json", "also write the results as JSON"
+CLASS_FILE = "learners/{name}.json"  # check-class: one per learner
 
 
 def as_dict(outcome):
@@ -14,14 +16,14 @@ def as_dict(outcome):
         "impl": outcome.impl,
         "steps": list(outcome.steps),
         "exit_status": outcome.exit_status,
-        "checks": [asdict(result) for result in outcome.results],
+        "checks": [{**asdict(result), "message": result.said(outcome.lang)} for result in outcome.results],
         "mutants": [
             {
                 "id": v.mutant.id,
                 "step": v.mutant.step,
                 "clause": v.mutant.clause,
                 "worksheet": v.mutant.worksheet,
-                "status": "survived" if v.survived else "killed",
+                "status": MutantStatus.SURVIVED if v.survived else MutantStatus.KILLED,
                 "killed_by": v.killed_by,
                 "passed_by": v.passed_by,
             }
@@ -41,7 +43,7 @@ def as_dict(outcome):
                 "step": p.step,
                 "file": p.file,
                 "status": p.status,
-                "message": p.message,
+                "message": p.said(outcome.lang),
                 "caught": p.caught_count,
                 "mutants": [{"id": mutant_id, "outcome": result} for mutant_id, result in p.outcomes.items()],
             }

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from lab.model.course import load_course
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus, PredictionStatus
 from lab.reporters.diff import marked
 from lab.reporters.yours import differences
 from lab.text.messages import words_of
@@ -117,7 +117,7 @@ def _render_mutants(console, words, outcome, number, step, verdicts, clauses, la
 def _folded_line(words, number, verdicts, prediction):
     caught = sum(not v.survived for v in verdicts)
     line = words("compare_folded", n=number, caught=caught, count=len(verdicts))
-    if prediction and prediction.status == "written":
+    if prediction and prediction.status == PredictionStatus.WRITTEN:
         tail = words("prediction_snippet_caught" if prediction.catches_the_snippet([v.mutant for v in verdicts]) else "prediction_snippet_missed")
         line += words("compare_folded_prediction", caught=prediction.caught_count, count=len(verdicts), tail=tail)
     return line + words("compare_folded_more")
@@ -128,7 +128,7 @@ def _render_labels(console, words, outcome, number, step, verdicts, clauses, lan
     the prediction's verdict once there is one; nothing of the change itself."""
     console.print(f"  [bold]{escape(words('labels_heading', n=number, count=len(verdicts)))}[/]")
     _render_prediction(console, words, prediction, verdicts, outcome.strict, lang)
-    written = prediction is not None and prediction.status == "written"
+    written = prediction is not None and prediction.status == PredictionStatus.WRITTEN
     cells = []
     for verdict in verdicts:
         mutant = verdict.mutant
@@ -177,7 +177,7 @@ def _render_checks(console, words, step, results, clauses, impl, lang="en", verb
         first = results[0]
         mark, style = MARKS[first.status]
         console.print(f"  [{style}]{mark}[/] {escape(words('all_checks', count=len(results)))}")
-        for line in first.message.splitlines():
+        for line in first.said(lang).splitlines():
             console.print(f"      {escape(line)}")
         return
     # The passing checks first, on one line unless verbose: the failures end the step.
@@ -200,11 +200,11 @@ def _render_prediction(console, words, prediction, verdicts, strict, lang="en", 
     """What the learner's prediction did against the reference and these mutants."""
     if prediction is None or not prediction.file:
         return
-    if prediction.status == "no_prediction":
+    if prediction.status == PredictionStatus.NO_PREDICTION:
         console.print(f"  [yellow]{escape(words('prediction_none', file=prediction.file))}[/]")
-    elif prediction.status == "rejects_correct_code":
+    elif prediction.status == PredictionStatus.REJECTS:
         console.print(f"  [red]{escape(words('prediction_rejects', file=prediction.file))}[/]")
-        for line in tidy(prediction.message).splitlines():
+        for line in tidy(prediction.said(lang)).splitlines():
             console.print(f"      {escape(line)}")
     elif not brief:
         snippet = prediction.catches_the_snippet([v.mutant for v in verdicts])
@@ -246,7 +246,7 @@ def _render_mutant(console, words, verdict, clauses, lang, prediction, named):
         console.print(f"        [red bold]{escape(words('survived_note'))}[/]")
     else:
         console.print(f"        {words('caught_by')}: {', '.join(verdict.killed_by)}")
-    if prediction and prediction.status == "written":
+    if prediction and prediction.status == PredictionStatus.WRITTEN:
         caught = prediction.caught(mutant.id)
         console.print(f"        [{'green' if caught else 'yellow'}]{words('prediction_caught' if caught else 'prediction_missed')}[/]")
     if verdict.passed_by:

@@ -23,12 +23,11 @@ from pathlib import Path
 import pytest
 
 from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, load_course, step_of_check
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus, Words, as_json
 from lab.model.targets import Plan
 from lab.running.prediction_host import BROKER
 from lab.running.recorder import recorder_of
 from lab.sandbox.remote import answer
-from lab.text.messages import say
 
 
 def _checks_conftest():
@@ -117,7 +116,7 @@ def pytest_runtest_call(item):
             raise
         line = frames[-1].lineno
         source = (linecache.getline(frames[-1].filename, line) or frames[-1].line or "").strip()
-        located = AssertionError(say("prediction_failed_at", PLAN.lang, file=item.path, line=line, source=source) + f"\n{error}")
+        located = AssertionError(Words("prediction_failed_at", file=str(item.path), line=line, source=source) + f"\n{error}")
         located.__notes__ = getattr(error, "__notes__", [])
         raise located from error
 
@@ -131,7 +130,7 @@ def pytest_make_collect_report(collector):
     report = yield
     if report.failed and PREDICTION_TEST_NAME.search(collector.path.name):
         lines = [line for line in report.longreprtext.splitlines() if line.strip()]
-        _fail_every_target(collector.config, collector.path, say("prediction_cannot_run", PLAN.lang, error="\n".join(lines[-6:])))
+        _fail_every_target(collector.config, collector.path, Words("prediction_cannot_run", error="\n".join(lines[-6:])))
     return report
 
 
@@ -142,14 +141,14 @@ MAX_TESTS = 5  # test functions one prediction file may hold (README says so): e
 def pytest_collection_modifyitems(config, items):
     refused = [item for item in items if not hasattr(item, "callspec")]
     for item in refused:
-        _fail_every_target(config, Path(str(item.path)), say("prediction_needs_lease", PLAN.lang, test=item.name))
+        _fail_every_target(config, Path(str(item.path)), Words("prediction_needs_lease", test=item.name))
     tests = {}
     for item in items:
         tests.setdefault(Path(str(item.path)), set()).add(item.originalname)
     for path, names in tests.items():
         if len(names) > MAX_TESTS:
             refused += [item for item in items if Path(str(item.path)) == path and item not in refused]
-            message = say("prediction_too_many", PLAN.lang, file=path.name, count=len(names), limit=MAX_TESTS)
+            message = Words("prediction_too_many", file=path.name, count=len(names), limit=MAX_TESTS)
             _fail_every_target(config, path, message)
     if refused:
         config.hook.pytest_deselected(items=refused)
@@ -168,4 +167,4 @@ def _fail_every_target(config, path, message):
     recorder = recorder_of(config)
     recorder.emit(event="collected", items=settled)
     for item in settled:
-        recorder.emit(event="result", **item, status=CheckStatus.ERROR, message=message, duration=0.0)
+        recorder.emit(event="result", **item, status=CheckStatus.ERROR, message=as_json(message), duration=0.0)

@@ -15,9 +15,8 @@ import pytest
 
 from lab.model.course import step_of_check
 from lab.model.outcomes import CallRaised, CheckTimeout, ClauseBroken
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus, Words, as_json
 from lab.running.verdict import StepTimedOut, classify, first
-from lab.text.messages import say
 
 TIMEOUT_LIMIT = 3  # checks of one step that may time out before the rest of it is not run
 
@@ -76,13 +75,13 @@ class Recorder:
     def _refuse_exit(self, code):
         """os._exit while a check runs (the lab's own code, a mutant): an exception of the check
         instead of the end of the run."""
-        raise SystemExit(say("os_exit", self.plan.lang, code=code))
+        raise SystemExit(Words("os_exit", code=code))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item):
         found = describe(item)
         if self.timeouts.get((found["target"], found["step"]), 0) >= TIMEOUT_LIMIT:
-            raise StepTimedOut(say("not_run_after_timeouts", self.plan.lang, count=TIMEOUT_LIMIT))
+            raise StepTimedOut(Words("not_run_after_timeouts", count=TIMEOUT_LIMIT))
         self.running = True
         try:
             return (yield)
@@ -97,7 +96,7 @@ class Recorder:
         except KeyboardInterrupt as error:
             # Raised by the code under test (the child has no terminal): a failure of this check,
             # not the end of the whole run.
-            raise CallRaised(say("the_code_under_test", self.plan.lang), error, self.plan.lang) from error
+            raise CallRaised(Words("the_code_under_test"), error) from error
         finally:
             self.running = False
 
@@ -113,7 +112,7 @@ class Recorder:
             broken = first(call.excinfo.value) if call.excinfo else None
             if isinstance(broken, ClauseBroken):  # a check of several clauses names the one broken
                 found["clauses"] = [broken.clause]
-            self.emit(event="result", **found, status=status, message=message, duration=round(call.duration, 4))
+            self.emit(event="result", **found, status=status, message=as_json(message), duration=round(call.duration, 4))
         return report
 
 

@@ -19,29 +19,18 @@ from lab.model.checks import check_files
 from lab.model.course import LAB_ROOT
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
+from lab.model.results import CheckStatus, Result, Words
 from lab.model.targets import Plan, implementation_of
 from lab.running.child_process import run_child
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
-from lab.text.messages import say
 
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
+NOT_RUN = Words("not_run")  # the message of a check collected but never settled
 
 
 class LabBroken(Exception):
     """The checks themselves could not run: a bug in the lab, not in the code under test."""
-
-
-@dataclass
-class Result:
-    nodeid: str
-    check: str
-    target: str
-    step: int
-    clauses: list
-    status: str  # passed, failed, error, not_implemented, timeout, crashed
-    message: str
-    duration: float
 
 
 def run(targets, time_limit=TIME_LIMIT, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=(), child="lab.running.child"):
@@ -133,7 +122,7 @@ def _fast_tmp():
 def _run_until_settled(plan, workdir, budget, arguments, child):
     results, checks, skip, losses = {}, {}, [], {}
     deadline, seconds = budget
-    time_limit, lang = plan.time_limit, plan.lang
+    time_limit = plan.time_limit
     for attempt in range(1, 1000):
         plan = replace(plan, skip=skip)
         plan_path = workdir / f"plan-{attempt}.json"
@@ -150,38 +139,38 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
                 started = None
         if outcome.out_of_time:
             for nodeid in checks:
-                results.setdefault(nodeid, Result(**checks[nodeid], status="timeout", message=say("budget", lang, budget=seconds), duration=0.0))
+                results.setdefault(nodeid, Result(**checks[nodeid], status=CheckStatus.TIMEOUT, message=Words("budget", budget=seconds), duration=0.0))
             break
         if not checks and outcome.returncode not in (0, 1):
             raise LabBroken(f"the checks could not start (pytest exit {outcome.returncode}):\n{outcome.stderr}")
         if started is None or started in results:
             break
-        lost = results[started] = _lost(checks[started], outcome, time_limit, lang)
-        _give_up_after(lost, losses, checks, results, lang)
+        lost = results[started] = _lost(checks[started], outcome, time_limit)
+        _give_up_after(lost, losses, checks, results)
         skip = list(results)
     # A check collected but never settled (its process lost, for any reason) is no pass.
     for nodeid, check in checks.items():
-        results.setdefault(nodeid, Result(**check, status="error", message=say("not_run", lang), duration=0.0))
+        results.setdefault(nodeid, Result(**check, status=CheckStatus.ERROR, message=NOT_RUN, duration=0.0))
     return [results[nodeid] for nodeid in checks]
 
 
-def _give_up_after(lost, losses, checks, results, lang):
+def _give_up_after(lost, losses, checks, results):
     """After LOST_LIMIT checks of one step and target killed or hung their process, skip the
     rest of that step: each would cost a new process, and a time limit, for the same news."""
     key = (lost.target, lost.step)
     losses[key] = losses.get(key, 0) + 1
     if losses[key] < LOST_LIMIT:
         return
-    message = say("not_run_after_losses", lang, count=LOST_LIMIT)
+    message = Words("not_run_after_losses", count=LOST_LIMIT)
     for nodeid, check in checks.items():
         if (check["target"], check["step"]) == key:
             results.setdefault(nodeid, Result(**check, status=lost.status, message=message, duration=0.0))
 
 
-def _lost(check, outcome, time_limit, lang="en"):
+def _lost(check, outcome, time_limit):
     """The result of a check during which the child process died or hung."""
     if outcome.hung:
-        status, message = "timeout", say("hung", lang, limit=time_limit)
+        status, message = CheckStatus.TIMEOUT, Words("hung", limit=time_limit)
     else:
-        status, message = "crashed", say("crashed", lang, code=outcome.returncode)
+        status, message = CheckStatus.CRASHED, Words("crashed", code=outcome.returncode)
     return Result(**check, status=status, message=message, duration=0.0)

@@ -1,4 +1,4 @@
-"""How one finished check reads: its status and its message, in the learner's language.
+"""How one finished check ended: its status and its message, as facts that the reporters word.
 
 The recorder (lab/running/recorder.py) asks this module once per check; the exceptions are the ones
 through which the checks report what the code under test did (lab/model/outcomes.py).
@@ -18,9 +18,9 @@ from lab.model.outcomes import (
     LearnerProcessLost,
     LoadFailure,
     NotImplementedYet,
+    message_of,
 )
-from lab.model.status import CheckStatus
-from lab.text.messages import say
+from lab.model.results import CheckStatus, Words
 
 
 class StepTimedOut(Exception):
@@ -34,29 +34,29 @@ def classify(excinfo, plan, alarm_fired):
         return CheckStatus.PASSED, ""
     error = first(excinfo.value)
     if isinstance(error, StepTimedOut):
-        return CheckStatus.TIMEOUT, str(error)
+        return CheckStatus.TIMEOUT, message_of(error)
     if isinstance(error, CheckTimeout) or alarm_fired:
         # Where the learner's code was when the alarm struck: the loop, or the wait.
-        where = _where(error, plan.lang) if isinstance(error, CheckTimeout) else ""
-        return CheckStatus.TIMEOUT, say("timeout", plan.lang, limit=plan.time_limit) + where
+        where = _where(error) if isinstance(error, CheckTimeout) else ""
+        return CheckStatus.TIMEOUT, Words("timeout", limit=plan.time_limit) + where
     if isinstance(error, LearnerProcessLost) or isinstance(getattr(error, "error", None), LearnerProcessLost):
-        return CheckStatus.CRASHED, str(getattr(error, "error", error))
+        return CheckStatus.CRASHED, message_of(getattr(error, "error", error))
     cause = error.error if isinstance(error, CallRaised) else error
     if isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause):
-        return CheckStatus.ERROR, say("locked", plan.lang, error=cause) + _where(cause, plan.lang)
+        return CheckStatus.ERROR, Words("locked", error=str(cause)) + _where(cause)
     if isinstance(error, LoadFailure):
-        return CheckStatus.ERROR, str(error)
+        return CheckStatus.ERROR, message_of(error)
     if isinstance(error, NotImplementedYet):
-        return CheckStatus.NOT_IMPLEMENTED, say("not_implemented", plan.lang, call=error)
+        return CheckStatus.NOT_IMPLEMENTED, Words("not_implemented", call=message_of(error))
     if isinstance(error, NotImplementedError):
-        return CheckStatus.NOT_IMPLEMENTED, say("not_implemented", plan.lang, call=say("the_code_under_test", plan.lang))
-    if isinstance(error, CallRaised):  # its message names the call, in the learner's language
-        return CheckStatus.ERROR, str(error) + _where(error.error, plan.lang) + _notes(error)
+        return CheckStatus.NOT_IMPLEMENTED, Words("not_implemented", call=Words("the_code_under_test"))
+    if isinstance(error, CallRaised):  # its message names the call
+        return CheckStatus.ERROR, message_of(error) + _where(error.error) + _notes(error)
     if isinstance(error, ClauseBroken):  # its message already shows the calls that led to it
-        return CheckStatus.FAILED, str(error)
+        return CheckStatus.FAILED, message_of(error)
     if isinstance(error, AssertionError):
-        return CheckStatus.FAILED, str(error) + _notes(error)
-    return CheckStatus.ERROR, f"{type(error).__name__}: {error}" + _where(error, plan.lang) + _notes(error)
+        return CheckStatus.FAILED, message_of(error) + _notes(error)
+    return CheckStatus.ERROR, f"{type(error).__name__}: " + message_of(error) + _where(error) + _notes(error)
 
 
 def first(error):
@@ -73,13 +73,13 @@ NOT_LEARNER_CODE = tuple(
 )
 
 
-def _where(error, lang):
+def _where(error):
     """' (at file, line N)' for the innermost frame of the code under test: as the learner
     process saw it, or as this process's traceback shows it (the lab's own code)."""
     if getattr(error, "lab_where", None):
-        return say("at", lang, file=error.lab_where[0], line=error.lab_where[1])
+        return Words("at", file=error.lab_where[0], line=error.lab_where[1])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not str(Path(f.filename).resolve()).startswith(NOT_LEARNER_CODE)]
-    return say("at", lang, file=frames[-1].filename, line=frames[-1].lineno) if frames else ""
+    return Words("at", file=frames[-1].filename, line=frames[-1].lineno) if frames else ""
 
 
 def _notes(error):

@@ -10,6 +10,7 @@ from functools import partial
 
 from lab.model.course import load_course
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
+from lab.model.results import Words
 from lab.sandbox.channel import REPLY_GRACE, ChannelLost, LearnerProcess, Stalled
 from lab.sandbox.loading import LoadStopped, load
 from lab.sandbox.meeting import Meeting, Rendezvous
@@ -44,7 +45,7 @@ class RemoteModule:
             raise timeout from None
         except ChannelLost as lost:
             self.clean = False
-            raise LearnerProcessLost(_lost_message(lost, self._settings.lang)) from None
+            raise LearnerProcessLost(_lost_message(lost)) from None
 
     def _where(self):
         try:
@@ -151,10 +152,11 @@ def answer(reply):
     return decoded(reply["value"])
 
 
-def _lost_message(lost, lang):
+def _lost_message(lost):
+    """Facts (lab/model/results.py): a prediction's run against the reference is cached in no language."""
     if lost.reason == "ended":
-        return say("crashed", lang, code=lost.code)
-    return say("channel_" + lost.reason, lang, limit=1)
+        return Words("crashed", code=lost.code)
+    return Words("channel_" + lost.reason, limit=1)
 
 
 @contextmanager

@@ -1,0 +1,293 @@
+"""What a run finds, in one module: the named statuses, the facts a message is made of, and the
+result types of checks, mutants and predictions.
+
+The statuses are enums until the edge (Exercism's runner keeps its ``Status(Enum)`` until it
+writes results.json; mutmut gives each mutant one status): their values are the words the JSON
+outputs and the cache carry, so that a status read back from either is the same enum again.
+
+A message is facts until a reporter words it: a key of the catalogue and its values (``Words``),
+a check's own phrase in every language (``Phrase``), the repr of a worded value (``Quoted``) and
+their concatenation (``Joined``); the values are plain strings and numbers (a call as written, a
+repr, a file name) that read the same in every language. The child sends them as JSON
+(``as_json``), the cache keeps them, and only ``worded(message, lang)`` chooses a language.
+"""
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+
+from lab.text.messages import say
+
+
+class CheckStatus(StrEnum):
+    """How one check ended; its value is the word the JSON results carry."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # the code under test broke the contract
+    ERROR = "error"  # it raised, did not load, or the check could not run it
+    NOT_IMPLEMENTED = "not_implemented"  # the stub as shipped
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"  # the process running the code under test ended
+
+
+# A check whose process was lost: it hung or ended, and may have changed what the others report.
+LOSSES = (CheckStatus.TIMEOUT, CheckStatus.CRASHED)
+
+
+class StepStatus(StrEnum):
+    """A step of the learner's course, as `make progress` shows it."""
+
+    PASSED = "passed"  # every check of the step passes
+    FAILING = "failing"
+    NOT_STARTED = "not_started"  # the stub as shipped
+
+
+class MutantStatus(StrEnum):
+    """A mutant of the mutation report, in mutmut's words."""
+
+    KILLED = "killed"
+    SURVIVED = "survived"
+    TIMEOUT = "timeout"
+    NO_TESTS = "no tests"  # no check of the steps can call it
+    EQUIVALENT = "equivalent"  # the ledger says no check can tell it from the implementation
+    NOT_CHECKED = "not checked"  # not run yet
+
+    @property
+    def detected(self):
+        """The checks caught it: a failure, or a time limit."""
+        return self in (MutantStatus.KILLED, MutantStatus.TIMEOUT)
+
+
+class PredictionStatus(StrEnum):
+    """A step's prediction: none yet, written, or refused by the correct code."""
+
+    NO_PREDICTION = "no_prediction"
+    WRITTEN = "written"
+    REJECTS = "rejects_correct_code"
+
+
+class PredictionOutcome(StrEnum):
+    """What a written prediction did to one mutant."""
+
+    CAUGHT = "caught"
+    MISSED = "missed"
+
+
+class Text:
+    """Part of a message as facts; ``str()`` is the English, as for lab.text.messages.Said."""
+
+    def said(self, lang):
+        raise NotImplementedError
+
+    def as_json(self):
+        raise NotImplementedError
+
+    def __add__(self, other):
+        return Joined(self, other)
+
+    def __radd__(self, other):
+        return Joined(other, self)
+
+    def __eq__(self, other):
+        return isinstance(other, Text) and self.as_json() == other.as_json()
+
+    def __hash__(self):
+        return hash(repr(self.as_json()))
+
+    def __str__(self):
+        return self.said("en")
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.as_json()!r})"
+
+
+class Words(Text):
+    """A key of the catalogue (lab/text/*.toml) and the values it is filled in with."""
+
+    def __init__(self, key, **values):
+        # A value that JSON cannot carry as it is (a row, a path) is kept as the text it fills in.
+        self.key, self.values = key, {name: _carried(value) for name, value in values.items()}
+
+    def said(self, lang):
+        return say(self.key, lang, **{name: worded(value, lang) for name, value in self.values.items()})
+
+    def as_json(self):
+        return {"key": self.key, "values": {name: as_json(value) for name, value in self.values.items()}}
+
+
+class Phrase(Text):
+    """A check's own phrase, written beside it in every language of the lab."""
+
+    def __init__(self, en, ja):
+        self.en, self.ja = en, ja
+
+    def said(self, lang):
+        return self.ja if lang == "ja" else self.en
+
+    def as_json(self):
+        return {"en": self.en, "ja": self.ja}
+
+
+class Quoted(Text):
+    """The repr of a value that is itself worded: "got: '行なし \'job\''"."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def said(self, lang):
+        return repr(worded(self.value, lang))
+
+    def as_json(self):
+        return {"repr": as_json(self.value)}
+
+
+class Joined(Text):
+    """Parts said one after the other (a sequence of calls, a message and where it raised)."""
+
+    def __init__(self, *parts):
+        self.parts = tuple(part for whole in parts for part in (whole.parts if isinstance(whole, Joined) else (whole,)))
+
+    @classmethod
+    def join(cls, separator, parts):
+        """The parts with separator between them, as str.join."""
+        return cls(*(piece for at, part in enumerate(parts) for piece in ((part,) if at == 0 else (separator, part))))
+
+    def said(self, lang):
+        return "".join(str(worded(part, lang)) for part in self.parts)
+
+    def as_json(self):
+        return {"joined": [as_json(part) for part in self.parts]}
+
+
+def _carried(value):
+    return value if isinstance(value, Text | str | int | float | None) else str(value)
+
+
+def worded(value, lang):
+    """A message, or a value in one, in lang: facts are worded, anything else is itself."""
+    return value.said(lang) if isinstance(value, Text) else value
+
+
+def as_json(value):
+    return value.as_json() if isinstance(value, Text) else value
+
+
+def from_json(value):
+    """The facts of as_json again (strings and numbers are themselves)."""
+    if not isinstance(value, dict):
+        return value
+    if "key" in value:
+        return Words(value["key"], **{name: from_json(v) for name, v in value["values"].items()})
+    if "joined" in value:
+        return Joined(*map(from_json, value["joined"]))
+    if "repr" in value:
+        return Quoted(from_json(value["repr"]))
+    return Phrase(value["en"], value["ja"])
+
+
+def holds(message, fact):
+    """The message is the fact, or has it among its parts or values."""
+    if message == fact:
+        return True
+    if isinstance(message, Joined):
+        return any(holds(part, fact) for part in message.parts)
+    if isinstance(message, Words):
+        return any(holds(value, fact) for value in message.values.values())
+    return isinstance(message, Quoted) and holds(message.value, fact)
+
+
+def replaced(value, old, new):
+    """The message with old replaced by new in every plain string of it (a file's path)."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, Words):
+        return Words(value.key, **{name: replaced(v, old, new) for name, v in value.values.items()})
+    if isinstance(value, Joined):
+        return Joined(*(replaced(part, old, new) for part in value.parts))
+    if isinstance(value, Quoted):
+        return Quoted(replaced(value.value, old, new))
+    if isinstance(value, Phrase):
+        return Phrase(value.en.replace(old, new), value.ja.replace(old, new))
+    return value
+
+
+@dataclass
+class Result:
+    """One check run against one target (the learner's code, the reference, a mutant)."""
+
+    nodeid: str
+    check: str
+    target: str
+    step: int
+    clauses: list
+    status: CheckStatus
+    message: object  # facts (a Text), or a string that reads the same in every language; "" when it passed
+    duration: float
+
+    def __post_init__(self):
+        # Read back from the child's events or from the cache: the enum and the facts again.
+        self.status = CheckStatus(self.status)
+        self.message = from_json(self.message)
+
+    @property
+    def passed(self):
+        return self.status == CheckStatus.PASSED
+
+    def said(self, lang):
+        """The message in lang."""
+        return worded(self.message, lang)
+
+    def as_json(self):
+        return {**asdict(self), "message": as_json(self.message)}
+
+
+@dataclass
+class MutantVerdict:
+    """A pre-built mutant against its step's checks."""
+
+    mutant: object
+    killed_by: list  # names of the checks that failed against the mutant
+    passed_by: list  # names of the checks the mutant still passes
+
+    @property
+    def survived(self):
+        return not self.killed_by
+
+
+@dataclass
+class Prediction:
+    """A step's prediction (the learner's test) against the reference and the step's mutants."""
+
+    step: int
+    file: str  # as the learner would type it
+    status: PredictionStatus
+    message: object = ""  # facts: why the correct code was rejected, or what is wrong with the file
+    outcomes: dict = field(default_factory=dict)  # mutant id -> PredictionOutcome
+    cached: bool = False
+
+    def __post_init__(self):
+        # Read back from the cache of class results: the enums and the facts again.
+        self.status = PredictionStatus(self.status)
+        self.message = from_json(self.message)
+        self.outcomes = {mutant_id: PredictionOutcome(outcome) for mutant_id, outcome in self.outcomes.items()}
+
+    def said(self, lang):
+        """The message in lang."""
+        return worded(self.message, lang)
+
+    def as_json(self):
+        return {**asdict(self), "message": as_json(self.message)}
+
+    @property
+    def written(self):
+        return self.status != PredictionStatus.NO_PREDICTION
+
+    def caught(self, mutant_id):
+        return self.outcomes.get(mutant_id) == PredictionOutcome.CAUGHT
+
+    @property
+    def caught_count(self):
+        return sum(o == PredictionOutcome.CAUGHT for o in self.outcomes.values())
+
+    def catches_the_snippet(self, mutants):
+        snippets = [m for m in mutants if m.worksheet and m.step == self.step]
+        return self.status == PredictionStatus.WRITTEN and all(self.caught(m.id) for m in snippets)
