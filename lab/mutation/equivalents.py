@@ -20,7 +20,12 @@ class LedgerError(Said, ValueError):
 @dataclass(frozen=True)
 class Equivalence:
     id: str  # the rule's id, or "function: before -> after" for a single mutant
-    reason: str
+    reason: str  # in English: mutation.json's statusReason
+    reason_ja: str | None = None  # the entry's Japanese reason; a learner's ledger may have none
+
+    def reason_in(self, lang):
+        """The reason in the report's language, the English one where the entry has no other."""
+        return self.reason_ja if lang == "ja" and self.reason_ja else self.reason
 
 
 class Ledger:
@@ -57,12 +62,12 @@ class Ledger:
         removed, added = _changed_lines(variant)
         for entry in self.mutants:
             if entry["function"] == variant.function and removed == [entry["before"]] and added == [entry["after"]]:
-                return Equivalence(f"{entry['function']}: {entry['before']} -> {entry['after']}", entry["reason"])
+                return Equivalence(f"{entry['function']}: {entry['before']} -> {entry['after']}", entry["reason"], entry.get("reason_ja"))
         if self._dump(None, variant.original) == self._dump(None, variant.mutated):
             return None  # the same code, only laid out differently: not a mutant any rule covers
         for rule in self.rules:
             if self._dump(rule, variant.original) == self._dump(rule, variant.mutated):
-                return Equivalence(rule["id"], rule["reason"])
+                return Equivalence(rule["id"], rule["reason"], rule.get("reason_ja"))
         return None
 
     def _dump(self, rule, text):

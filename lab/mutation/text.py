@@ -1,6 +1,7 @@
 """The report as text: the terminal summary and reports/mutation/report.md, in the learner's
 language (lab/text/*.toml, [mutation]; a survivor's clauses from its step's contract in that
-language); check names, mutant ids and statuses stay as they are.
+language, an equivalent's reason from the ledger in that language); check names and mutant ids
+stay as they are.
 
 Everything is sorted and nothing depends on the clock, so that two runs on the same code give
 the same report.
@@ -19,7 +20,7 @@ def summary_lines(report, lang="en"):
     if survivors:
         lines.append(words("survivors_summary", count=len(survivors)))
         for m in survivors:
-            lines += ["", f"  {m.id}  [{m.origin}, {words('step', n=m.step)}, {m.function}: {m.status}]"]
+            lines += ["", f"  {m.id}  [{origin(m, words)}, {words('step', n=m.step)}, {m.function}: {status(m, words)}]"]
             lines += ["    " + line for line in m.diff.splitlines()]
             lines += ["    " + words("contract", clauses=_clause_ids(m.step), question=say("mutation.question", lang))]
         lines.append("")
@@ -36,6 +37,15 @@ def summary_lines(report, lang="en"):
     if report.unused_ledger:
         lines.append("  " + words("unused_ledger", entries=", ".join(report.unused_ledger)))
     return lines
+
+
+def status(mutant, words):
+    """The mutant's status in the report's language (the status itself stays in mutation.json)."""
+    return words("status_" + ("equivalent" if mutant.equivalent else mutant.status).replace(" ", "_"))
+
+
+def origin(mutant, words):
+    return words("origin_" + mutant.origin)
 
 
 def _clause_ids(step_number):
@@ -62,18 +72,17 @@ def markdown(report, lang="en"):
         out += [words("no_survivors"), ""]
     for m in survivors:
         step = load_course()[m.step - 1]
-        out += [f"### `{m.id}` ({m.origin}, {words('step', n=m.step)}, `{m.function}`, {m.status})", "", "```diff", m.diff, "```", ""]
+        out += [f"### `{m.id}` ({origin(m, words)}, {words('step', n=m.step)}, `{m.function}`, {status(m, words)})", "", "```diff", m.diff, "```", ""]
         out += [f"- **{cid}** {text}" for cid, text in step.clauses(lang).items()]
-        out += ["", f"**{say('mutation.question', 'en')}** / {say('mutation.question', 'ja')}", ""]
+        out += ["", f"**{say('mutation.question', lang)}**", ""]
     out += [f"## {words('equivalents', count=len(report.equivalents()))}", ""]
     for m in report.equivalents():
-        out += [f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {words('not_run')}): **{m.equivalent.id}**: {m.equivalent.reason}",
+        out += [f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {words('not_run')}): **{m.equivalent.id}**: {m.equivalent.reason_in(lang)}",
                 "", "  ```diff", *["  " + line for line in m.diff.splitlines()], "  ```", ""]
     columns = ("col_mutant", "col_origin", "col_step", "col_function", "col_status", "col_killed_by")
     out += [f"## {words('every_mutant')}", "", _row(words(k) for k in columns), "|---|---|---|---|---|---|"]
     for m in report.mutants:
-        status = "equivalent" if m.equivalent else m.status
-        out.append(f"| `{m.id}` | {m.origin} | {m.step} | `{m.function}` | {status} | {', '.join(m.killed_by) or '-'} |")
+        out.append(f"| `{m.id}` | {origin(m, words)} | {m.step} | `{m.function}` | {status(m, words)} | {', '.join(m.killed_by) or '-'} |")
     if report.unused_ledger:
         out += ["", f"## {words('unused_heading')}", ""] + [f"- {entry}" for entry in report.unused_ledger]
     out += ["", f"## {words('diffs')}", ""]
