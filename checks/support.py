@@ -117,6 +117,17 @@ def on(called, stored):
     return say("checks.on", LANG, called=called, stored=stored)
 
 
+def racing(called, racers, attempt, across="threads"):
+    """'claim(...) from 8 threads at once [...] (round 1, writes slowed down)': a call made by
+    several racers at the same moment (across "threads" or "processes"), in the learner's language."""
+    return say(f"checks.racing_{across}", LANG, called=called, count=len(racers), racers=racers, round=attempt + 1)
+
+
+def slowed(called, attempt):
+    """'claim_many(...) (round 1, writes slowed down)': one round of a call repeated with slowed writes."""
+    return say("checks.slowed_round", LANG, called=called, round=attempt + 1)
+
+
 def explain(called, got, en, ja):
     """The failure message: what was called, what came back, what the contract expects."""
     return say("checks.explain", LANG, called=called, got=repr(got), expected=words(en, ja))
