@@ -2,6 +2,7 @@
 lab/text/glossary.toml, never a term it lists to avoid (仕事 for a job, ミュータント for a mutant,
 更新 for renew...)."""
 
+import ast
 import re
 import tomllib
 
@@ -11,17 +12,34 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.text.messages import CATALOGUE
 
 GLOSSARY = tomllib.loads((LAB_ROOT / "lab" / "text" / "glossary.toml").read_text(encoding="utf-8"))["term"]
-# Tables of the catalogue that other work on the lab is rewording now (the field commands, the class
-# table): they join this test once that work has adopted the glossary.
-NOT_YET = ("field.", "class.")
+JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯]")
+
+
+def _japanese_literals(path):
+    """Every string literal of a Python file that holds Japanese (an f-string's literal parts joined)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):
+            text = "{}".join(part.value for part in node.values if isinstance(part, ast.Constant))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if JAPANESE.search(text):
+            yield text
 
 
 def _japanese_texts():
     """(where, text) for every Japanese text a learner reads."""
     for key, text in CATALOGUE["ja"].items():
-        if not key.startswith(NOT_YET):
-            yield f"ja.toml {key}", text
+        yield f"ja.toml {key}", text
+    for path in sorted((LAB_ROOT / "checks").glob("*.py")):
+        for text in _japanese_literals(path):
+            yield f"checks/{path.name}", text
+    for path in sorted((LAB_ROOT / "mutants").glob("*.toml")):
+        yield f"mutants/{path.name}", tomllib.loads(path.read_text(encoding="utf-8"))["why"]["ja"]
     for step in load_course():
+        for name in ("step.py", "prediction.py"):
+            yield f"steps/{step.dir}/{name}", (LAB_ROOT / "steps" / step.dir / name).read_text(encoding="utf-8")
         yield f"course.toml step {step.number} title", step.title["ja"]
         for index, hint in enumerate(step.hints["ja"], 1):
             yield f"course.toml step {step.number} hint {index}", hint
