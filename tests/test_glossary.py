@@ -10,6 +10,7 @@ import pytest
 
 from lab.model.course import LAB_ROOT, load_course
 from lab.text.messages import CATALOGUE
+from readme_parts import parts
 
 GLOSSARY = tomllib.loads((LAB_ROOT / "lab" / "text" / "glossary.toml").read_text(encoding="utf-8"))["term"]
 JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯]")
@@ -44,8 +45,7 @@ def _japanese_texts():
         for index, hint in enumerate(step.hints["ja"], 1):
             yield f"course.toml step {step.number} hint {index}", hint
         yield f"{step.dir}/CONTRACT.ja.md", step.contract_path("ja").read_text(encoding="utf-8")
-    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
-    yield "README.md 日本語", readme[readme.index("\n## 日本語") :]
+    yield "README.md 日本語", parts()[1]
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
     yield "Makefile #ja", "\n".join(re.findall(r"^#ja .+$", makefile, re.MULTILINE))
 
