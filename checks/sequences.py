@@ -205,7 +205,7 @@ class Sequence:
                     [tuple(r[c] for c in COLUMNS) for r in self.model.rows.values()],
                 )
             start = "; ".join(_row_text(r) for r in self.model.rows.values()) or ("empty" if LANG == "en" else "空")
-            self.history.append(("the table: " if LANG == "en" else "テーブル: ") + start)
+            self.history.append(("the table: " if LANG == "en" else "最初のテーブル: ") + start)
 
     def run(self, calls):
         for serial, (name, spec) in enumerate(calls):

@@ -55,7 +55,7 @@ def progress(lang="en", root=LAB_ROOT):
         predicted = prediction_line(steps_dir, step, lang)
         lines.append(line + (f" · {predicted}" if predicted else ""))
     if checked:
-        lines.append(words("computed", steps=", ".join(map(str, checked))))
+        lines.append(words("computed", steps=words("separator").join(map(str, checked))))
     return lines + [""] + next_lines(states, lang, root)
 
 
