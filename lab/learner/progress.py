@@ -79,4 +79,5 @@ def _describe(state, lang):
         return words("passing", count=state["count"])
     if state.get("clause"):
         return words("failing", clause=state["clause"], passed=state["passed"], count=state["count"])
-    return words("failing_other", status=state.get("check_status", ""), passed=state["passed"], count=state["count"])
+    status = words("status_" + state.get("check_status", "failed"))
+    return words("failing_other", status=status, passed=state["passed"], count=state["count"])
