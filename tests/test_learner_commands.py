@@ -121,6 +121,16 @@ def test_when_all_eight_pass_the_course_is_complete_and_the_answers_file_is_kept
     assert answers.read_text() == written  # never overwritten
 
 
+def test_the_answers_file_asks_in_the_learners_language_first(tmp_path):
+    path = completion.ensure_answers_file(tmp_path, "ja")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == f"# {say('answers_heading', 'ja')} · {say('answers_heading', 'en')}"
+    assert lines[2:4] == [f"## 1. {say('question_1', 'ja')}", f"## 1. {say('question_1', 'en')}"]
+    assert completion.unanswered(tmp_path) == 2
+    path.write_text(path.read_text(encoding="utf-8").replace(f"{say('answer_here', 'ja')} {say('answer_here', 'en')}", "時計は呼び出し側のもの", 1), encoding="utf-8")
+    assert completion.unanswered(tmp_path) == 1
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_reset_saves_every_file_then_restores_the_stub_and_restore_brings_it_back(checkout, capsys, lang):
     folder = checkout / "steps" / COURSE[2].dir

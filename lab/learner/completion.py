@@ -18,25 +18,30 @@ def answers_path(steps_dir):
     return Path(steps_dir) / ANSWERS_FILE
 
 
-def template():
-    """Both languages' questions, each heading followed by the placeholder to replace."""
-    en, ja = words_of("learner", "en"), words_of("learner", "ja")
-    parts = [f"# {en('answers_heading')} · {ja('answers_heading')}\n"]
+def template(lang="en"):
+    """Both languages' questions, the learner's language first, each heading followed by the
+    placeholder to replace."""
+    first, second = (words_of("learner", code) for code in _in_order(lang))
+    parts = [f"# {first('answers_heading')} · {second('answers_heading')}\n"]
     for number, key in enumerate(QUESTIONS, start=1):
-        parts.append(f"\n## {number}. {en(key)}\n## {number}. {ja(key)}\n\n")
-        parts.append(f"{_placeholder()}\n")
+        parts.append(f"\n## {number}. {first(key)}\n## {number}. {second(key)}\n\n")
+        parts.append(f"{_placeholder(lang)}\n")
     return "".join(parts)
 
 
-def _placeholder():
+def _in_order(lang):
+    return ("ja", "en") if lang == "ja" else ("en", "ja")
+
+
+def _placeholder(lang="en"):
     """What stands where an answer goes until the learner writes one, in both languages."""
-    return f"{words_of('learner', 'en')('answer_here')} {words_of('learner', 'ja')('answer_here')}"
+    return " ".join(words_of("learner", code)("answer_here") for code in _in_order(lang))
 
 
-def ensure_answers_file(steps_dir):
+def ensure_answers_file(steps_dir, lang="en"):
     path = answers_path(steps_dir)
     if not path.exists():
-        path.write_text(template(), encoding="utf-8")
+        path.write_text(template(lang), encoding="utf-8")
     return path
 
 
@@ -53,14 +58,14 @@ def unanswered(steps_dir):
             continue
         if current and line.strip():
             sections[current].append(line.strip())
-    placeholder = _placeholder()
-    answered = sum(any(text != placeholder for text in sections.get(str(n), [])) for n in range(1, len(QUESTIONS) + 1))
+    placeholders = {_placeholder(lang) for lang in ("en", "ja")}
+    answered = sum(any(text not in placeholders for text in sections.get(str(n), [])) for n in range(1, len(QUESTIONS) + 1))
     return len(QUESTIONS) - answered
 
 
 def completion_lines(steps_dir, lang="en", root=None):
     """The lines that close the course: congratulations, the questions, where the answers go."""
-    path = ensure_answers_file(steps_dir)
+    path = ensure_answers_file(steps_dir, lang)
     file = shown(path, root) if root else str(path)
     missing = unanswered(steps_dir)
     words = words_of("learner", lang)
