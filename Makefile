@@ -11,13 +11,13 @@ IMPL ?= steps
 LAB_LANG := $(or $(LAB_LANG),$(shell cat .lab/language 2>/dev/null),en)
 MUTANTS ?= 1
 OUT ?= build/lease.py
-# make stress SECONDS=10 SEED=123 · make bench BENCH_TIME=1 (seconds per measurement; 48 of them)
+# make stress SECONDS=10 SEED=123 · make bench BENCH_TIME=1 (seconds per measurement; 48 of them) · PEERS=1 UNCHECKED=1
 SECONDS ?= 3
 SEED ?=
 BENCH_TIME ?= 0.05
 
 # `make check-step 4`, `make hint 4`: the word after the verb is the step, not a target of its own.
-ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch language))
+ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore-step backups watch language equivalent))
   N ?= $(word 2,$(MAKECMDGOALS))
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
@@ -43,7 +43,7 @@ else
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report equivalent demo stress bench hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -109,22 +109,26 @@ check-class: $(STAMP) ## check every learner folder under DIR: table learner x s
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
 	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"
 
-#ja demo          ワーカー A と B の話を、IMPL の成果物の上で 2 つのプロセスが実演 (IMPL が検査に合格していること)
-demo: $(STAMP) ## the worker A/B story, live: two processes over IMPL's artifact (its checks must pass)
-	@$(PY) -m lab demo --impl "$(IMPL)" --lang $(LAB_LANG)
+#ja demo          ワーカー A と B の話を、IMPL の成果物の上で 2 つのプロセスが実演 (検査に合格していること。UNCHECKED=1: 検査なしで。PEERS=1: litequeue と persist-queue でも)
+demo: $(STAMP) ## the worker A/B story, live: two processes over IMPL's artifact (its checks must pass; UNCHECKED=1: even if not; PEERS=1: also on litequeue, persist-queue)
+	@$(PY) -m lab demo --impl "$(IMPL)" --lang $(LAB_LANG) $(if $(filter 1,$(UNCHECKED)),--unchecked) $(if $(filter 1,$(PEERS)),--peers)
 
 #ja stress        IMPL に対して、プロセス、停止、時計の跳躍、SIGKILL を SECONDS 秒 (3): SEED= で同じ予定を再生
 stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SECONDS (3); SEED= replays a schedule
 	@$(PY) -m lab stress --impl "$(IMPL)" --seconds $(SECONDS) $(if $(SEED),--seed $(SEED)) --lang $(LAB_LANG)
 
-#ja bench         1〜8 プロセスでの claim/秒 と complete/秒 を素の sqlite3 と比較: 表と reports/bench/
-bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/
-	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG)
+#ja bench         1〜8 プロセスでの claim/秒 と complete/秒 を素の sqlite3 と比較: 表と reports/bench/ (PEERS=1: litequeue、persist-queue と並べて)
+bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/ (PEERS=1: beside litequeue, persist-queue)
+	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG) $(if $(filter 1,$(PEERS)),--peers)
 
 mutation-report: IMPL = solutions
 #ja mutation-report IMPL (既定 solutions) の mutmut の変異体を検査にかけ、キルマトリクスつきで: reports/mutation/
 mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
 	@$(PY) -m lab mutation --impl "$(IMPL)" --lang $(LAB_LANG)
+
+#ja equivalent    自分のコードの生存変異体 ID を、理由とともに IMPL のフォルダの台帳 (steps/equivalents.toml) に等価変異体として記録: make equivalent ID WHY="…"
+equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with its reason, in the ledger in IMPL's folder (steps/equivalents.toml): make equivalent ID WHY="…"
+	@$(PY) -m lab equivalent "$(N)" --why "$(WHY)" --impl "$(IMPL)" --lang $(LAB_LANG)
 
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
@@ -134,6 +138,6 @@ test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutan
 test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run
 	$(PY) -m pytest tests/test_grader_attacks.py --all-attacks
 
-#ja clean         仮想環境とビルドの出力を削除
-clean: ## remove the virtual environment and build outputs
-	rm -rf $(VENV) build reports .mutmut-stage
+#ja clean         仮想環境 (比べるキューのものも) とビルドの出力を削除
+clean: ## remove the virtual environments (the peers' too) and build outputs
+	rm -rf $(VENV) build reports .mutmut-stage .lab/peers-venv .lab/peers-venv.lock

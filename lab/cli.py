@@ -1,7 +1,7 @@
 """The command line: ``python -m lab check STEP``, ``python -m lab class DIR`` and ``python -m lab artifact``.
 
 ``demo``, ``stress``, ``bench`` and ``lease`` belong to lab/field, the learner's verbs to lab/learner
-and ``mutation`` to lab/mutation/command.py: each parses its own arguments.
+and ``mutation`` and ``equivalent`` to lab/mutation/command.py: each parses its own arguments.
 
 The Makefile's targets call these; every problem with what was typed ends in a one-line
 message and exit status 2, never in a traceback.
@@ -28,7 +28,10 @@ from lab.running.runner import LabBroken
 from lab.sandbox import confinement
 from lab.model.status import ExitStatus
 
-MUTATION = {"mutation": "the mutation report of an implementation: mutmut's mutants and the pre-built ones, with a kill matrix"}
+MUTATION = {
+    "mutation": "the mutation report of an implementation: mutmut's mutants and the pre-built ones, with a kill matrix",
+    "equivalent": "record a mutant of your code as equivalent in your own ledger: equivalent ID --why TEXT",
+}
 
 
 def parse_steps(text, lang="en"):
@@ -95,9 +98,9 @@ def main(argv=None):
     if argv and argv[0] in learner.VERBS:
         return learner.main(argv)
     if argv and argv[0] in MUTATION:
-        from lab.mutation.command import main as mutation_report  # the report's modules load only for this verb
+        from lab.mutation import command as mutation  # the report's modules load only for these verbs
 
-        return mutation_report(argv[1:])
+        return (mutation.main if argv[0] == "mutation" else mutation.record_equivalent)(argv[1:])
     arguments = build_parser().parse_args(argv)
     try:
         if arguments.verb == "artifact":

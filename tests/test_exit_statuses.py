@@ -1,6 +1,7 @@
 """Exit statuses (lab/model/status.py ExitStatus): 0 all learner checks pass, 1 some fail, 2 usage error,
 3 the lab itself is broken."""
 
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -82,3 +83,19 @@ def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_
     assert lab_main.main(["check", "1"]) == ExitStatus.LAB_BROKEN
     error = capsys.readouterr().err
     assert error.startswith("The lab itself is broken: ") and len(error.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("heading", ["### Exit statuses", "### 終了コード"])
+def test_readme_tables_name_every_status_and_every_target(heading):
+    """README's two tables, in each language: every ExitStatus, and every target of the Makefile."""
+    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index(heading) :]
+    section = section[: section.index("\n#", 1)]
+    statuses = {int(line.split("|")[1]) for line in section.splitlines() if line.startswith("| ") and line.split("|")[1].strip().isdigit()}
+    assert statuses == {status.value for status in ExitStatus}
+    header = next(line for line in section.splitlines() if line.startswith("| target") or line.startswith("| ターゲット"))
+    assert header.split("|")[2:-1] == [f" {status.value} " for status in ExitStatus]
+    makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([a-z-]+):.*## ", makefile, re.MULTILINE))
+    named = set(re.findall(r"`([a-z-]+)`", "\n".join(line.split("|")[1] for line in section.splitlines() if line.startswith("| `"))))
+    assert targets == named, targets ^ named

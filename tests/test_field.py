@@ -7,6 +7,7 @@ claim's repeated fences, the stale completion accepted), never on how fast the m
 
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 
@@ -14,7 +15,8 @@ import pytest
 from rich.console import Console
 
 from lab.model.course import LAB_ROOT
-from lab.field import bench, commands, invariants, recovery, stress, stress_worker
+from lab.model.status import ExitStatus
+from lab.field import bench, busy, commands, invariants, recovery, refusal, stress, stress_worker
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
 from lab.field.example import fenced_store
@@ -315,6 +317,9 @@ def test_two_terminals_play_a_and_b_by_hand(tmp_path, capsys):
         (["--db", "{db}", "frob"], "invalid choice"),
         (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "nan"], "--now must be a finite number, got nan"),
         (["--db", "{db}", "claim", "job-1", "A", "--ttl", "inf", "--now", "0"], "--ttl must be a finite number, got inf"),
+        (["--db", "{db}", "state", "job-1", "--busy-timeout", "nan"], "--busy-timeout must be a finite number, got nan"),
+        (["--db", "{db}", "state", "job-1", "--busy-timeout", "-1"], "--busy-timeout must be 0 or more, got -1.0"),
+        (["--db", "{db}", "claim-many", "job-1", "--ttl", "5"], "the following arguments are required: owners"),
     ],
 )
 def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, capsys, arguments, says):
@@ -329,6 +334,106 @@ def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, 
 def test_the_lease_tool_help_names_each_function_with_its_arguments():
     done = lab("lease", "--help")
     assert "init_db(path)" in done.stdout and "claim(path, job, owner, now, ttl)" in done.stdout and "path, )" not in done.stdout
+    assert "claim_many(path, job, owners, now, ttl)" in done.stdout and "4 busy" in done.stdout
+
+
+def played(db, *calls):
+    """Each call of the lease tool in turn on db; the last one's status and what it printed."""
+    for call in calls:
+        status = lease(db, *call)
+    return status
+
+
+@pytest.mark.parametrize(
+    "calls, says",
+    [
+        ([["claim", "job-9", "A", "--ttl", "5", "--now", "0"]], "no fence for A: there is no job job-9"),
+        ([["enqueue", "job-1"]], "not enqueued: job-1 is already there (owner=None fence=0 done=0)"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["claim", "job-1", "B", "--ttl", "5", "--now", "3"]], "job-1 is leased to A with fence 1 until 5, after now=3"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["complete", "job-1", "B", "1", "r", "--now", "1"]], "job-1 is held by A (fence 1), not by B"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["claim", "job-1", "A", "--ttl", "5", "--now", "6"], ["complete", "job-1", "A", "1", "r", "--now", "7"]], "fence 1 is an older generation: job-1 was claimed again since, its fence is now 2"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["renew", "job-1", "A", "7", "--ttl", "5", "--now", "1"]], "fence 7 was never handed out: the fence of job-1 is 1"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["renew", "job-1", "A", "1", "--ttl", "5", "--now", "5"]], "the lease ran out at until=5 <= now=5"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["release", "job-1", "A", "1"], ["complete", "job-1", "A", "1", "r", "--now", "1"]], "job-1 was released: it has no owner, its fence stays 1"),
+        ([["renew", "job-1", "A", "0", "--ttl", "5", "--now", "0"]], "job-1 has never been claimed (fence 0)"),
+        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["complete", "job-1", "A", "1", "r", "--now", "1"], ["release", "job-1", "A", "1"]], "job-1 is done (fence 1, result 'r'): a done job never changes"),
+    ],
+)
+def test_a_refusal_names_the_one_reason_read_from_the_row(tmp_path, capsys, calls, says):
+    db = tmp_path / "jobs.db"
+    assert played(db, ["init"], ["enqueue", "job-1"], *calls) == 1
+    printed = capsys.readouterr().out.splitlines()[-1]
+    assert says in printed and " or " not in printed
+
+
+def test_a_refusal_the_row_does_not_explain_is_called_the_implementations_own(tmp_path):
+    db = tmp_path / "jobs.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)")
+        conn.execute("INSERT INTO jobs VALUES ('job-1', 'A', 10, 3, NULL, 0)")
+    said = refusal.reason(str(db), "complete", {"job": "job-1", "owner": "A", "fence": 3, "now": 4.0}, "en")
+    assert said == "the row shows no reason (owner=A fence=3 until=10 done=0): the refusal is the implementation's own"
+    assert refusal.reason(str(db), "claim", {"job": "job-1", "owner": "B", "now": 10.0}, "ja").startswith("行には拒否する理由がありません")
+
+
+def test_claim_many_gives_one_fence_among_owners_and_says_who_got_it(tmp_path, capsys):
+    db = tmp_path / "jobs.db"
+    assert played(db, ["init"], ["enqueue", "job-1"], ["claim-many", "job-1", "A", "B", "C", "--ttl", "5", "--now", "0", "--json"]) == 0
+    returned = json.loads(capsys.readouterr().out.splitlines()[-1])["returned"]
+    assert sorted(returned, key=str) == [1, None, None]
+    winner = "ABC"[returned.index(1)]
+    assert lease(db, "claim-many", "job-1", "D", "E", "--ttl", "5", "--now", "1") == 1
+    assert f"no fence for any of D, E: job-1 is leased to {winner} with fence 1 until 5, after now=1" in capsys.readouterr().out
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A database whose write lock another process holds (BEGIN IMMEDIATE) until the test ends."""
+    db = tmp_path / "jobs.db"
+    assert lease(db, "init") == 0 and lease(db, "enqueue", "job-1") == 0
+    hold = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    yield db
+    holder.stdin.close()
+    holder.wait(10)
+
+
+def test_a_database_locked_by_another_process_is_busy_with_its_own_status(locked, capsys):
+    capsys.readouterr()
+    assert lease(locked, "claim", "job-1", "A", "--ttl", "5", "--now", "0", "--busy-timeout", "0.1") == ExitStatus.BUSY == 4
+    out = capsys.readouterr()
+    assert out.err == f"busy: another process holds the write lock on {locked}; waited 0.1 s (--busy-timeout SECONDS waits longer)\n"
+    assert "init" not in out.err and out.out == ""
+    assert lease(locked, "state", "job-1", "--json", "--busy-timeout", "0") == 0  # reading still works: the row is untouched
+    assert json.loads(capsys.readouterr().out)["returned"]["fence"] == 0
+
+
+def test_the_busy_timeout_reaches_every_connection_the_artifact_opens(locked, monkeypatch):
+    opened = []
+    real = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: opened.append(k.get("timeout", a[1] if len(a) > 1 else None)) or real(*a, **k))
+    with busy.waiting_at_most(0.05):
+        with pytest.raises(sqlite3.OperationalError) as raised:
+            import_file(materialize(REFERENCE, "solutions")).claim(str(locked), "job-1", "A", 0.0, 5.0)
+        sqlite3.connect(str(locked), 30).close()  # a timeout the code gives by position is replaced too
+    assert busy.is_busy(raised.value) and opened == [0.05, 0.05]
+    assert sqlite3.connect is not real and busy.is_busy(sqlite3.OperationalError("database is locked")) is False
+
+
+def test_a_folder_as_db_gives_advice_that_works(tmp_path, capsys):
+    assert commands.main(["lease", "--impl", "solutions", "--db", str(tmp_path), "init"]) == 2
+    error = capsys.readouterr().err
+    assert error == f"{tmp_path} is a folder, not a database file: name a file in it, such as --db {tmp_path / 'jobs.db'} (init creates it)\n"
+    assert lease(tmp_path / "jobs.db", "init") == 0
+
+
+def test_a_database_without_the_table_says_how_to_make_it(tmp_path, capsys):
+    db = tmp_path / "other.db"
+    sqlite3.connect(db).close()
+    assert lease(db, "state", "job-1") == 2
+    assert capsys.readouterr().err == f"{db} has no jobs table: python -m lab lease --db {db} init makes it\n"
+    assert lease(db, "init") == 0 and lease(db, "state", "job-1") == 1
 
 
 def test_the_lease_tool_says_which_function_is_not_implemented_without_a_traceback(tmp_path, stubs):

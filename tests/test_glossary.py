@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.text.messages import CATALOGUE
 from readme_parts import parts
 
@@ -45,6 +45,9 @@ def _japanese_texts():
         for index, hint in enumerate(step.hints["ja"], 1):
             yield f"course.toml step {step.number} hint {index}", hint
         yield f"{step.dir}/CONTRACT.ja.md", step.contract_path("ja").read_text(encoding="utf-8")
+    for number, closing in enumerate(closing_questions(), 1):
+        yield f"course.toml closing question {number}", closing.question["ja"]
+        yield f"course.toml closing question {number}, model answer", closing.answer["ja"]
     yield "README.md 日本語", parts()[1]
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
     yield "Makefile #ja", "\n".join(re.findall(r"^#ja .+$", makefile, re.MULTILINE))

@@ -37,8 +37,8 @@ JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯]")
 # The names of what the lab runs and reads: tools, formats, units and signals.
 NAMES = {
     "SQLite", "sqlite3", "Python", "pytest", "Hypothesis", "mutmut", "Stryker", "JSON", "JUnit", "XML", "Exercism",
-    "TOML", "CSV", "HTML", "CI", "git", "bubblewrap", "Ctrl", "TODO", "WAL", "FULL", "NORMAL", "NULL", "PRAGMA",
-    "SQL", "SIGKILL", "MB", "GiB", "ms", "pid", "id", "ok", "kill", "IMPL", "DIR", "SHOW", "VERBOSE", "ALL", "AT", "BUDGET",
+    "TOML", "CSV", "HTML", "CI", "git", "bubblewrap", "litequeue", "persist-queue", "Ctrl", "TODO", "WAL", "FULL", "NORMAL", "NULL", "PRAGMA",
+    "SQL", "SIGKILL", "MB", "GiB", "ms", "pid", "id", "ID", "ok", "kill", "IMPL", "DIR", "SHOW", "VERBOSE", "ALL", "AT", "BUDGET",
 }
 
 
@@ -197,7 +197,7 @@ def every_status_report():
         mutant(2, "timeout", killed_by=["test_racing_claims_have_exactly_one_winner"]),
         mutant(3, "survived"),
         mutant(4, "no tests"),
-        mutant(5, "not checked", equivalent=Equivalence("error-message-text", "English reason", "日本語の理由")),
+        mutant(5, "not checked", equivalent=Equivalence("error-message-text", "English reason", reason_ja="日本語の理由")),
     ]
     prebuilt = Mutant(
         id="m4-grace-period", origin="pre-built", step=4, function="claim", status="killed", diff="-a\n+b",

@@ -12,7 +12,7 @@ import time
 import pytest
 from learner_folders import fingerprint
 
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.model.implementation import STEP_FILE
 from lab.learner import commands, completion, verdicts, watch
 from lab.text.messages import words_of
@@ -108,12 +108,15 @@ def test_when_all_eight_pass_the_course_is_complete_and_the_answers_file_is_kept
     shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps", ignore=shutil.ignore_patterns("__pycache__"))
     _, out, _ = lab(tmp_path, "progress", capsys=capsys)
     answers = tmp_path / "steps" / completion.ANSWERS_FILE
-    assert say("complete", "en") in out and say("question_1", "en") in out and say("question_2", "en") in out
+    first, second = closing_questions()
+    assert say("complete", "en") in out and first.question["en"] in out and second.question["en"] in out
     assert say("unanswered", "en", count=2, file="steps/ANSWERS.md") in out
-    assert say("question_1", "ja") in answers.read_text()
+    assert say("model_answer", "en") not in out  # a model answer only after its question is answered
+    assert first.question["ja"] in answers.read_text()
     answers.write_text(answers.read_text().replace(say("answer_here", "en") + " " + say("answer_here", "ja"), "Because every later step keeps running them.", 1))
     _, out, _ = lab(tmp_path, "progress", "--lang", "ja", capsys=capsys)
     assert say("unanswered", "ja", count=1, file="steps/ANSWERS.md") in out
+    assert first.answer["ja"].splitlines()[0] in out and second.answer["ja"].splitlines()[0] not in out
     written = answers.read_text() + "\n(and) the clock is the caller's.\n"
     answers.write_text(written)
     _, out, _ = lab(tmp_path, "progress", capsys=capsys)
@@ -129,6 +132,22 @@ def test_the_answers_file_asks_in_the_learners_language_first(tmp_path):
     assert completion.unanswered(tmp_path) == 2
     path.write_text(path.read_text(encoding="utf-8").replace(f"{say('answer_here', 'ja')} {say('answer_here', 'en')}", "時計は呼び出し側のもの", 1), encoding="utf-8")
     assert completion.unanswered(tmp_path) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_once_both_closing_questions_are_answered_progress_shows_a_model_answer_beside_each(tmp_path, capsys, lang):
+    shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps", ignore=shutil.ignore_patterns("__pycache__"))
+    answers = completion.ensure_answers_file(tmp_path / "steps")
+    placeholder = say("answer_here", "en") + " " + say("answer_here", "ja")
+    text = answers.read_text().replace(placeholder, "Each step only adds a function.", 1).replace(placeholder, "Side effects are not fenced.", 1)
+    answers.write_text(text)
+    _, out, _ = lab(tmp_path, "progress", "--lang", lang, capsys=capsys)
+    lines = out.splitlines()
+    for number, (closing, theirs) in enumerate(zip(closing_questions(), ["Each step only adds a function.", "Side effects are not fenced."]), 1):
+        at = lines.index(f"  {number}. {closing.question[lang]}")
+        mine, model = lines.index(completion.INDENT + say("your_answer", lang), at), lines.index(completion.INDENT + say("model_answer", lang), at)
+        assert lines[mine + 1].strip() == theirs and mine < model
+        assert [line.strip() for line in lines[model + 1 : model + 1 + len(closing.answer[lang].splitlines())]] == closing.answer[lang].splitlines()
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

@@ -7,11 +7,13 @@ import pytest
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import equivalents, kill_runs, listing, matrix
+from lab.mutation.places import Places
 from lab.mutation.variants import Variant
 from lab.running.runner import Result
 
 SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
 EVERY_STEP = (1, 2, 3, 4, 5, 6, 7, 8)
+ONE_FILE = Places.one("solutions.py", SOURCE)
 
 
 def variant(function, number, source=SOURCE):
@@ -51,7 +53,7 @@ def matrix_run(monkeypatch):
 @pytest.fixture
 def mutants():
     found = [variant("claim", 1), variant("claim", 2), variant("release", 3)]
-    return found, listing.mutmut_mutants(found, SOURCE, "solutions.py", EVERY_STEP, equivalents.Ledger())
+    return found, listing.mutmut_mutants(found, SOURCE, ONE_FILE, EVERY_STEP, equivalents.Ledger())
 
 
 def test_a_mutant_its_own_steps_checks_kill_runs_once(matrix_run, mutants, tmp_path):
@@ -83,7 +85,7 @@ def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_r
 
 def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run(matrix_run, tmp_path):
     found = [variant("renew", 1), variant("claim", 2)]
-    listed = listing.mutmut_mutants(found, SOURCE, "solutions.py", (1, 2, 3, 4), equivalents.Ledger())
+    listed = listing.mutmut_mutants(found, SOURCE, ONE_FILE, (1, 2, 3, 4), equivalents.Ledger())
     assert [m.status for m in listed] == ["no tests", "not checked"]
     kill_runs.run(listed, found, SOURCE, (1, 2, 3, 4), tmp_path, lambda message: None)
     assert [job.target.id for call in matrix_run for job in call] == ["lease.x_claim__mutmut_2"]
@@ -93,7 +95,7 @@ def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run
 def test_a_helper_that_no_check_can_call_has_no_tests():
     source = SOURCE + "\n\ndef _unused(path):\n    return path\n"
     found = [variant("_unused", 1, source)]
-    (mutant,) = listing.mutmut_mutants(found, source, "solutions.py", EVERY_STEP, equivalents.Ledger())
+    (mutant,) = listing.mutmut_mutants(found, source, Places.one("solutions.py", source), EVERY_STEP, equivalents.Ledger())
     assert mutant.status == "no tests"
 
 

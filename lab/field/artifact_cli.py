@@ -2,18 +2,22 @@
 
 Two terminals can play worker A and worker B by hand. `--now` is the caller's clock (default:
 the wall clock, time.time()). Exit status 0 when the call succeeded, 1 when it was refused (no
-fence, False, no such job) or the implementation failed, 2 for a usage error: bad arguments, a
-missing database or one without the jobs table.
+fence, False, no such job; the reason read from the row, refusal.py) or the implementation failed,
+2 for a usage error: bad arguments, a missing database or one without the jobs table, 4 when
+another process held the write lock for longer than --busy-timeout (busy.py).
 """
 
 import argparse
 import json
 import math
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
+from lab.field import busy, refusal
 from lab.field.artifact import ArtifactBroken, import_file, materialize
+from lab.field.numbers import clock_value
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
@@ -22,17 +26,24 @@ CALLS = {  # verb -> (function, its arguments after the path, in the contract's 
     "init": ("init_db", ()),
     "enqueue": ("enqueue", ("job",)),
     "claim": ("claim", ("job", "owner", "now", "ttl")),
+    "claim-many": ("claim_many", ("job", "owners", "now", "ttl")),
     "renew": ("renew", ("job", "owner", "fence", "now", "ttl")),
     "complete": ("complete", ("job", "owner", "fence", "now", "result")),
     "release": ("release", ("job", "owner", "fence")),
     "state": ("state", ("job",)),
 }
 OPTIONS = ("now", "ttl")  # given as --now and --ttl; the others are positional
-HELP = {"job": "the job's id", "owner": "who calls (A, B, ...)", "fence": "the fence the owner holds", "result": "the result to store"}
+HELP = {
+    "job": "the job's id",
+    "owner": "who calls (A, B, ...)",
+    "owners": "who claim at the same time (A B C ...)",
+    "fence": "the fence the owner holds",
+    "result": "the result to store",
+}
 
 
 def add_parser(verbs, help_text, common):
-    lease = verbs.add_parser("lease", help=help_text, description=help_text, epilog="exit status: 0 done, 1 refused, 2 usage error")
+    lease = verbs.add_parser("lease", help=help_text, description=help_text, epilog="exit status: 0 done, 1 refused, 2 usage error, 4 busy (another process holds the write lock)")
     common(lease)
     _options(lease, default=None)
     calls = lease.add_subparsers(dest="call", required=True, parser_class=type(lease))
@@ -40,8 +51,8 @@ def add_parser(verbs, help_text, common):
         call = calls.add_parser(verb, help=f"{function}({', '.join(('path', *names))})")
         _options(call, default=None, again=True)
         for name in (n for n in names if n not in OPTIONS):
-            call.add_argument(name, type=int if name == "fence" else str, help=HELP[name])
-        if verb in ("claim", "renew"):
+            call.add_argument(name, type=int if name == "fence" else str, nargs="+" if name == "owners" else None, help=HELP[name])
+        if "ttl" in names:
             call.add_argument("--ttl", type=float, required=True, help="seconds the lease lasts from now")
 
 
@@ -51,6 +62,10 @@ def _options(parser, default, again=False):
     parser.add_argument("--db", metavar="FILE", **({"default": default} | keep), help="the SQLite file")
     parser.add_argument("--now", type=float, **({"default": default} | keep), help="the caller's clock (default: time.time())")
     parser.add_argument("--json", action="store_true", **keep, help="print the call and what it returned as JSON")
+    parser.add_argument(
+        "--busy-timeout", type=float, metavar="SECONDS", **({"default": busy.DEFAULT_SECONDS} | keep),
+        help=f"how long to wait for another process's write lock (default {busy.DEFAULT_SECONDS:g}; then exit status 4)",
+    )
     if again:
         parser.add_argument("--impl", **keep, help="as before the verb")
         parser.add_argument("--lang", choices=("en", "ja"), **keep, help="as before the verb")
@@ -59,25 +74,42 @@ def _options(parser, default, again=False):
 def run(arguments, impl_path, label):
     lang, verb = arguments.lang, arguments.call
     words = words_of("field", lang)
-    if not arguments.db:
-        raise UsageError(words("db_required"))
-    if verb != "init" and not Path(arguments.db).is_file():
-        raise UsageError(words("no_database", db=arguments.db))
     now = arguments.now if arguments.now is not None else time.time()
-    for option, value in (("--now", now), ("--ttl", getattr(arguments, "ttl", None))):
+    for option, value in (("--now", now), ("--ttl", getattr(arguments, "ttl", None)), ("--busy-timeout", arguments.busy_timeout)):
         if value is not None and not math.isfinite(value):
             raise UsageError(words("not_finite", option=option, value=value))
+    if arguments.busy_timeout < 0:
+        raise UsageError(words("negative", option="--busy-timeout", value=arguments.busy_timeout))
+    if not arguments.db:
+        raise UsageError(words("db_required"))
+    if Path(arguments.db).is_dir():
+        raise UsageError(words("db_is_folder", db=arguments.db, example=Path(arguments.db) / "jobs.db"))
+    if verb != "init" and not Path(arguments.db).is_file():
+        raise UsageError(words("no_database", db=arguments.db))
     function_name, names = CALLS[verb]
     values = [now if name == "now" else getattr(arguments, name) for name in names]
     module = import_file(materialize(impl_path, label), lang)
-    returned = _call(module, function_name, [arguments.db, *values], label, lang)
+    try:
+        with busy.waiting_at_most(arguments.busy_timeout):
+            returned = _call(module, function_name, [arguments.db, *values], label, lang)
+            refused = returned is None or returned is False or (verb == "claim-many" and not any(returned))
+            reason = refusal.reason(arguments.db, function_name, dict(zip(names, values)), lang) if refused and verb not in ("init", "state") else None
+    except sqlite3.Error as error:
+        if not busy.is_busy(error):
+            raise UsageError(_database_error(arguments.db, error, lang)) from None
+        print(words("busy", db=arguments.db, seconds=arguments.busy_timeout), file=sys.stderr)
+        return ExitStatus.BUSY
     if arguments.json:
         shown = dict(zip(("path", *names), [arguments.db, *values]))
-        print(json.dumps({"call": function_name, "arguments": shown, "returned": returned}, ensure_ascii=False))
+        print(json.dumps({"call": function_name, "arguments": shown, "returned": returned} | ({"reason": reason} if reason else {}), ensure_ascii=False))
     else:
-        print(_sentence(verb, arguments, now, returned, lang))
-    refused = returned is None or returned is False
+        print(_sentence(verb, arguments, now, returned, reason, lang))
     return ExitStatus.SOME_FAIL if refused and verb != "init" else ExitStatus.ALL_PASS
+
+
+def _database_error(db, error, lang):
+    words = words_of("field", lang)
+    return words("db_no_table", db=db) if "no such table" in str(error) else words("db_error", db=db, error=error)
 
 
 def _call(module, name, values, label, lang):
@@ -91,13 +123,13 @@ def _call(module, name, values, label, lang):
         raise ArtifactBroken(words("not_implemented", impl=label, function=name)) from None
     except ValueError as error:
         raise UsageError(f"{name}: {error}") from None
-    except sqlite3.Error as error:
-        raise UsageError(words("db_error", db=values[0], error=error)) from None
+    except sqlite3.Error:
+        raise  # the database's answer: run() tells a held lock from the rest
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the learner's code: one line, no traceback
         raise ArtifactBroken(words("raised", function=name, kind=type(error).__name__, error=error)) from None
 
 
-def _sentence(verb, a, now, returned, lang):
+def _sentence(verb, a, now, returned, reason, lang):
     words = words_of("field", lang)
     if verb == "init":
         return words("cli_init", db=a.db)
@@ -105,14 +137,14 @@ def _sentence(verb, a, now, returned, lang):
         if returned is None:
             return words("cli_no_job", job=a.job)
         return words("cli_state", **{k: returned.get(k) for k in ("id", "owner", "until", "fence", "done", "result")})
-    key = f"cli_{verb}_{'refused' if returned is None or returned is False else 'ok'}"
-    values = {"job": a.job, "now": _number(now)} | {k: getattr(a, k, None) for k in ("owner", "fence", "result")}
+    function = CALLS[verb][0]
+    key = f"cli_{function}_{'refused' if reason else 'ok'}"
+    values = {"job": a.job, "now": clock_value(now), "reason": reason} | {k: getattr(a, k, None) for k in ("owner", "fence", "result")}
     if verb == "claim" and returned is not None:
         values["fence"] = returned
-    until = _number(now + a.ttl) if verb in ("claim", "renew") else None
+    if verb == "claim-many":
+        won = [words("cli_won", owner=owner, fence=fence) for owner, fence in zip(a.owners, returned) if fence is not None]
+        lost = [owner for owner, fence in zip(a.owners, returned) if fence is None]
+        values |= {"owners": ", ".join(a.owners), "won": ", ".join(won), "lost": ", ".join(lost) or "-"}
+    until = clock_value(now + a.ttl) if verb in ("claim", "renew", "claim-many") else None
     return words(key, **values, until=until)
-
-
-def _number(value):
-    """A clock value as a person reads it: 5, 12.5, 1712345678.123."""
-    return f"{value:.3f}".rstrip("0").rstrip(".")

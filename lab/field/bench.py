@@ -71,11 +71,15 @@ class Row:
 
     def spread(self, kind):
         """The lower and upper quartile of the pairs' floor/artifact."""
-        values = self.ratios[kind]
-        if len(values) < 2:
-            return values[0], values[0]
-        low, _, high = statistics.quantiles(values, n=4, method="inclusive")
-        return low, high
+        return quartiles(self.ratios[kind])
+
+
+def quartiles(values):
+    """The lower and upper quartile of measured values (one value: itself twice)."""
+    if len(values) < 2:
+        return values[0], values[0]
+    low, _, high = statistics.quantiles(values, n=4, method="inclusive")
+    return low, high
 
 
 def provision(lease, folder, most):
@@ -224,7 +228,8 @@ def write(rows, label, out, duration=None):
     return [out / "bench.json", *chart.draw(rows, out, label, duration, judged)]
 
 
-def main(impl_path, label, duration, counts, out, lang="en"):
+def main(impl_path, label, duration, counts, out, lang="en", peers=False):
+    """The table and the chart; then, with peers, take-and-finish beside two queues (peers/bench.py)."""
     status = refused(impl_path, label, lang)
     if status is not None:
         return status
@@ -232,4 +237,8 @@ def main(impl_path, label, duration, counts, out, lang="en"):
     render(rows, label, duration, where, lang)
     for path in write(rows, label, out, duration):
         print(words_of("field", lang)("bench_wrote", path=path))
+    if peers:
+        from lab.field.peers import bench as peers_bench  # peers/bench.py imports this module
+
+        return peers_bench.main(impl_path, label, duration, out, lang)
     return ExitStatus.ALL_PASS

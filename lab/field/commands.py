@@ -46,6 +46,7 @@ def build_parser():
     demo = verbs.add_parser("demo", help=VERBS["demo"], description=VERBS["demo"])
     _common(demo)
     demo.add_argument("--unchecked", action="store_true", help="play the story even if IMPL fails its checks, to see a late write accepted")
+    demo.add_argument("--peers", action="store_true", help="then the same story on litequeue and persist-queue (installed into .lab/peers-venv)")
     stress = verbs.add_parser("stress", help=VERBS["stress"], description=VERBS["stress"])
     _common(stress)
     stress.add_argument("--seconds", type=float, default=3.0, help="how long the workers run (default 3)")
@@ -57,6 +58,7 @@ def build_parser():
     bench.add_argument("--duration", type=float, default=0.05, help="seconds per measurement (default 0.05; 48 of them, a preview: use 1 for figures)")
     bench.add_argument("--workers", default="1,2,4,8", help="worker process counts (default 1,2,4,8)")
     bench.add_argument("--out", default="reports/bench", help="where bench.json, bench.svg and bench.png go")
+    bench.add_argument("--peers", action="store_true", help="then take-and-finish on litequeue and persist-queue beside the artifact (installed into .lab/peers-venv)")
     artifact_cli.add_parser(verbs, VERBS["lease"], _common)
     return parser
 
@@ -79,7 +81,7 @@ def _dispatch(arguments):
         if arguments.verb == "demo":
             from lab.field import demo
 
-            return demo.main(impl_path, label, lang, arguments.unchecked)
+            return demo.main(impl_path, label, lang, arguments.unchecked, arguments.peers)
         if arguments.verb == "stress":
             from lab.field import stress
 
@@ -89,7 +91,7 @@ def _dispatch(arguments):
         from lab.field import bench
 
         _positive(arguments.duration, "--duration", lang)
-        return bench.main(impl_path, label, arguments.duration, _counts(arguments.workers, lang), arguments.out, lang)
+        return bench.main(impl_path, label, arguments.duration, _counts(arguments.workers, lang), arguments.out, lang, arguments.peers)
     except ArtifactBroken as error:
         print(error, file=sys.stderr)
         return ExitStatus.SOME_FAIL

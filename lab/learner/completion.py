@@ -1,17 +1,20 @@
-"""The end of the course: the completion message and the worksheet's two closing questions.
+"""The end of the course: the completion message, the worksheet's two closing questions and, for
+each question answered, the model answer beside the learner's (both from course.toml).
 
 The learner answers in `steps/ANSWERS.md`, created from a template with the questions when it
 is missing and never overwritten; a question counts as answered when text other than the
-template's placeholder follows its heading.
+template's placeholder follows its heading. A model answer is shown only after its question is
+answered, so that it never takes the place of the learner's own thinking.
 """
 
 from pathlib import Path
 
 from lab.learner.store import shown
+from lab.model.course import closing_questions
 from lab.text.messages import words_of
 
 ANSWERS_FILE = "ANSWERS.md"
-QUESTIONS = ("question_1", "question_2")
+INDENT = "       "  # under "  1. ", the answers' lines
 
 
 def answers_path(steps_dir):
@@ -21,10 +24,11 @@ def answers_path(steps_dir):
 def template(lang="en"):
     """Both languages' questions, the learner's language first, each heading followed by the
     placeholder to replace."""
-    first, second = (words_of("learner", code) for code in _in_order(lang))
-    parts = [f"# {first('answers_heading')} · {second('answers_heading')}\n"]
-    for number, key in enumerate(QUESTIONS, start=1):
-        parts.append(f"\n## {number}. {first(key)}\n## {number}. {second(key)}\n\n")
+    first, second = _in_order(lang)
+    words = words_of("learner", first), words_of("learner", second)
+    parts = [f"# {words[0]('answers_heading')} · {words[1]('answers_heading')}\n"]
+    for number, closing in enumerate(closing_questions(), start=1):
+        parts.append(f"\n## {number}. {closing.question[first]}\n## {number}. {closing.question[second]}\n\n")
         parts.append(f"{_placeholder(lang)}\n")
     return "".join(parts)
 
@@ -45,33 +49,39 @@ def ensure_answers_file(steps_dir, lang="en"):
     return path
 
 
-def unanswered(steps_dir):
-    """How many closing questions still have no answer in the file (2 when it is missing)."""
+def answers(steps_dir):
+    """The learner's answer to each closing question, in order: its lines, or None when the file
+    is missing or holds only the placeholder there."""
     path = answers_path(steps_dir)
-    if not path.is_file():
-        return len(QUESTIONS)
-    sections, current = {}, None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if line.startswith("## ") and line[3:4].isdigit():
-            current = line[3:4]
-            sections.setdefault(current, [])
-            continue
-        if current and line.strip():
-            sections[current].append(line.strip())
-    placeholders = {_placeholder(lang) for lang in ("en", "ja")}
-    answered = sum(any(text not in placeholders for text in sections.get(str(n), [])) for n in range(1, len(QUESTIONS) + 1))
-    return len(QUESTIONS) - answered
+    sections, placeholders = {}, {_placeholder(lang) for lang in ("en", "ja")}
+    if path.is_file():
+        current = None
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("## ") and line[3:4].isdigit():
+                current = line[3:4]
+                sections.setdefault(current, [])
+            elif current and line.strip() and line.strip() not in placeholders:
+                sections[current].append(line.strip())
+    return [sections.get(str(n)) or None for n in range(1, len(closing_questions()) + 1)]
+
+
+def unanswered(steps_dir):
+    """How many closing questions still have no answer in the file (all of them when it is missing)."""
+    return sum(answer is None for answer in answers(steps_dir))
 
 
 def completion_lines(steps_dir, lang="en", root=None):
-    """The lines that close the course: congratulations, the questions, where the answers go."""
+    """The lines that close the course: congratulations, the questions, where the answers go;
+    under each question answered, the learner's answer and the model answer."""
     path = ensure_answers_file(steps_dir, lang)
     file = shown(path, root) if root else str(path)
-    missing = unanswered(steps_dir)
+    given = answers(steps_dir)
+    missing = sum(answer is None for answer in given)
     words = words_of("learner", lang)
-    lines = [words("complete")]
-    if not missing:
-        return lines + [words("answered", file=file)]
-    lines.append(words("closing", file=file))
-    lines += [f"  {n}. {words(key)}" for n, key in enumerate(QUESTIONS, start=1)]
-    return lines + [words("unanswered", count=missing, file=file)]
+    lines = [words("complete"), words("answered", file=file) if not missing else words("closing", file=file)]
+    for number, (closing, answer) in enumerate(zip(closing_questions(), given), start=1):
+        lines.append(f"  {number}. {closing.question[lang]}")
+        if answer:
+            lines += [INDENT + words("your_answer")] + [INDENT + "  " + line for line in answer]
+            lines += [INDENT + words("model_answer")] + [INDENT + "  " + line for line in closing.answer[lang].splitlines()]
+    return lines + ([words("unanswered", count=missing, file=file)] if missing else [])

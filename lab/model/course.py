@@ -1,4 +1,5 @@
-"""The course as course.toml lists it: steps in order, their titles, hints and contract clauses."""
+"""The course as course.toml lists it: steps in order, their titles, hints and contract clauses,
+and the closing questions with their model answers."""
 
 import re
 import tomllib
@@ -41,16 +42,39 @@ class Step:
         return {match[1]: match[4].strip() for match in CLAUSE_LINE.finditer(text)}
 
 
+@dataclass(frozen=True)
+class ClosingQuestion:
+    """One of the worksheet's closing questions: language -> text, for the question and for the
+    model answer shown beside the learner's own once they have answered."""
+
+    question: dict
+    answer: dict
+
+
 @cache
-def load_course(root=LAB_ROOT):
-    """All steps in course order. Numbers come from the order, never from the folder names."""
+def _manifest(root):
     manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
     found = manifest.get("format_version")
     if found != FORMAT_VERSION:
         raise CourseFormatError(say("unknown_format", file=root / "course.toml", found=found, known=FORMAT_VERSION))
+    return manifest
+
+
+@cache
+def load_course(root=LAB_ROOT):
+    """All steps in course order. Numbers come from the order, never from the folder names."""
     return tuple(
         Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"])
-        for number, entry in enumerate(manifest["steps"], start=1)
+        for number, entry in enumerate(_manifest(root)["steps"], start=1)
+    )
+
+
+@cache
+def closing_questions(root=LAB_ROOT):
+    """The closing questions in order, each with its model answer (lines as course.toml wraps them)."""
+    return tuple(
+        ClosingQuestion(entry["question"], {lang: text.strip("\n") for lang, text in entry["answer"].items()})
+        for entry in _manifest(root)["closing"]
     )
 
 

@@ -162,12 +162,29 @@ def _frames(traceback):
 
 def assemble(implementation):
     """The implementation as the text of one importable module (the artifact)."""
+    return "".join(header + body for _, header, body in _pieces(implementation))
+
+
+def placed_files(implementation):
+    """Where each file that was read lies in assemble()'s module: (SourceFile, the module's line
+    that holds the file's line 1), so that a report on the module can name the file's own lines."""
+    placed, line = [], 1
+    for file, header, body in _pieces(implementation):
+        line += header.count("\n")
+        if file is not None and file.text is not None:
+            placed.append((file, line))
+        line += body.count("\n")
+    return placed
+
+
+def _pieces(implementation):
+    """(the file or None, the lines the module puts before it, its text) in the module's order."""
     if len(implementation.files) == 1:
-        return implementation.files[0].text
+        return [(implementation.files[0], "", implementation.files[0].text)]
     course = load_course()
-    parts = [f'"""The lease and fencing-token artifact, assembled from {implementation.label}."""\n']
+    pieces = [(None, f'"""The lease and fencing-token artifact, assembled from {implementation.label}."""\n', "")]
     for file in implementation.files:
         step = course[file.steps[0] - 1]
         body = file.text if file.text is not None else f"# {step.dir}/{STEP_FILE} is missing\n"
-        parts.append(f"\n# ---- step {step.number}: {step.function} ({step.dir}/{STEP_FILE}) ----\n{body}")
-    return "".join(parts)
+        pieces.append((file, f"\n# ---- step {step.number}: {step.function} ({step.dir}/{STEP_FILE}) ----\n", body))
+    return pieces

@@ -1,16 +1,31 @@
-"""The reviewed ledger of equivalent mutants (mutation/equivalents.toml) and how it matches a mutant."""
+"""The reviewed ledgers of equivalent mutants and how they match a mutant: the lab's own
+(mutation/equivalents.toml) and the learner's, kept in the learner's folder (see learner_ledger).
+
+A mutant matches an entry by its text, before anything runs (it is then not run); a mutant that
+ran and survived also matches an entry by its kind (lab.mutation.kinds): the same change to the
+same construct in code laid out another way.
+"""
 
 import ast
 import re
 import tomllib
 from dataclasses import dataclass
 
+from pathlib import Path
+
 from lab.model.course import LAB_ROOT
+from lab.mutation.kinds import kind_of
 from lab.text.messages import Said
 
 LEDGER = LAB_ROOT / "mutation" / "equivalents.toml"
-# A learner's own reviewed equivalents for their code, in the same format; read beside the lab's.
-LEARNER_LEDGER = LAB_ROOT / "mutation" / "my-equivalents.toml"
+LEARNER_LEDGER = "equivalents.toml"  # in the learner's folder: steps/equivalents.toml
+
+
+def learner_ledger(impl):
+    """The learner's own reviewed equivalents for the code at impl, in the lab's format, read beside
+    the lab's: equivalents.toml in a steps-like folder, NAME.equivalents.toml beside a NAME.py file."""
+    impl = Path(impl)
+    return impl / LEARNER_LEDGER if impl.is_dir() else impl.with_name(f"{impl.stem}.{LEARNER_LEDGER}")
 
 
 class LedgerError(Said, ValueError):
@@ -21,6 +36,7 @@ class LedgerError(Said, ValueError):
 class Equivalence:
     id: str  # the rule's id, or "function: before -> after" for a single mutant
     reason: str  # in English: mutation.json's statusReason
+    by_kind: bool = False  # matched a ledger entry by its kind, after it ran and survived
     reason_ja: str | None = None  # the entry's Japanese reason; a learner's ledger may have none
 
     def reason_in(self, lang):
@@ -59,15 +75,15 @@ class Ledger:
         return self._matches[key]
 
     def _match(self, variant):
-        removed, added = _changed_lines(variant)
+        removed, added = changed_lines(variant)
         for entry in self.mutants:
-            if entry["function"] == variant.function and removed == [entry["before"]] and added == [entry["after"]]:
-                return Equivalence(f"{entry['function']}: {entry['before']} -> {entry['after']}", entry["reason"], entry.get("reason_ja"))
+            if entry["function"] == variant.function and removed == entry["before"].splitlines() and added == entry["after"].splitlines():
+                return Equivalence(_entry_id(entry), entry["reason"], reason_ja=entry.get("reason_ja"))
         if self._dump(None, variant.original) == self._dump(None, variant.mutated):
             return None  # the same code, only laid out differently: not a mutant any rule covers
         for rule in self.rules:
             if self._dump(rule, variant.original) == self._dump(rule, variant.mutated):
-                return Equivalence(rule["id"], rule["reason"], rule.get("reason_ja"))
+                return Equivalence(rule["id"], rule["reason"], reason_ja=rule.get("reason_ja"))
         return None
 
     def _dump(self, rule, text):
@@ -78,14 +94,30 @@ class Ledger:
             self._dumps[key] = ast.dump(_NORMALISERS[rule["kind"]](rule, tree) if rule else tree)
         return self._dumps[key]
 
+    def by_kind(self, variant):
+        """The Equivalence of the first [[mutant]] entry whose change is of the same kind as this
+        Variant's, in any function; None if none is. Only for a mutant that ran and survived: a
+        kind is looser than a text, and the checks have had their say first."""
+        kind = kind_of(variant.original, variant.mutated)
+        for entry in self.mutants:
+            if kind is not None and kind_of(entry["before"], entry["after"]) == kind:
+                return Equivalence(_entry_id(entry), entry["reason"], by_kind=True, reason_ja=entry.get("reason_ja"))
+        return None
+
     def unused(self, variants):
         """Entries that match no mutant any more: stale, to be removed after review."""
         used = {m.id for m in (self.match(v) for v in variants) if m}
-        ids = [r["id"] for r in self.rules] + [f"{m['function']}: {m['before']} -> {m['after']}" for m in self.mutants]
+        ids = [r["id"] for r in self.rules] + [_entry_id(m) for m in self.mutants]
         return [i for i in ids if i not in used]
 
 
-def _changed_lines(variant):
+def _entry_id(entry):
+    return f"{entry['function']}: {entry['before']} -> {entry['after']}"
+
+
+def changed_lines(variant):
+    """(the function's lines the mutant removes, those it adds), stripped: a [[mutant]] entry's
+    before and after."""
     original, mutated = variant.original.splitlines(), variant.mutated.splitlines()
     removed = [line.strip() for line in original if line not in mutated]
     added = [line.strip() for line in mutated if line not in original]

@@ -4,7 +4,7 @@ the learner's language. The catalogue's texts are the lab's own HTML; every valu
 
 from html import escape
 
-from lab.model.course import load_course
+from lab.model.course import all_clauses
 from lab.text.messages import say, words_of
 from lab.mutation.model import percent
 from lab.mutation.text import origin, status
@@ -34,10 +34,12 @@ pre.diff { margin: 4px 0; } .add { color: #116329; } .del { color: #a40e26; }
 def page(report, lang="en"):
     words = words_of("mutation", lang)
     detected, scored = report.score()
-    overall = words(
-        "html_overall", score=f"<b>{detected}/{scored} = {percent(detected, scored)}%</b>", equivalent=len(report.equivalents()),
-        ledger="<code>mutation/equivalents.toml</code>", caught=sum(m.detected for m in report.prebuilt()), count=len(report.prebuilt()),
-    )
+    figures = {"score": f"<b>{detected}/{scored} = {percent(detected, scored)}%</b>", "equivalent": len(report.equivalents()),
+               "ledger": "<code>mutation/equivalents.toml</code>"}
+    if report.prebuilt():  # about the reference and the lab's checks: only in a report on the reference
+        overall = words("html_overall", **figures, caught=sum(m.detected for m in report.prebuilt()), count=len(report.prebuilt()))
+    else:
+        overall = words("html_overall_yours", **figures, own=f"<code>{escape(report.own_ledger)}</code>")
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{escape(lang)}"><head><meta charset="utf-8">',
@@ -71,11 +73,12 @@ def _survivors(report, words, lang):
     out = [f'<h2 id="survivors">{words("survivors", count=len(survivors))}</h2>']
     if not survivors:
         out.append(f"<p>{words('no_survivors')}</p>")
+    clause_texts = all_clauses(lang)
     for m in survivors:
-        step = load_course()[m.step - 1]
-        clauses = "".join(f"<li><b>{cid}</b> {escape(text)}</li>" for cid, text in step.clauses(lang).items())
+        clauses = "".join(f"<li><b>{cid}</b> {escape(clause_texts[cid])}</li>" for cid in report.clauses_of(m))
         out.append(
-            f"<h3><code>{escape(m.id)}</code> ({origin(m, words)}, {words('step', n=m.step)}, <code>{m.function}</code>)</h3>"
+            f"<h3><code>{escape(m.id)}</code> ({origin(m, words)}, {words('step', n=m.step)}, <code>{m.function}</code>, "
+            f"<code>{escape(m.file)}:{m.location[0]}</code>)</h3>"
             f"{_diff(m.diff)}<ul>{clauses}</ul>"
             f'<p class="question">{escape(say("mutation.question", lang))}</p>'
         )
@@ -105,6 +108,8 @@ def _mutant(m, words, lang):
     killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or words("none")
     reason = escape(m.equivalent.reason_in(lang)) if m.equivalent else ""
     extra = "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=reason) if m.equivalent else ""
+    if m.equivalent and m.equivalent.by_kind:
+        extra += f" ({words('by_kind')})"
     return (
         f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(data_status)}" '
         f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '

@@ -10,35 +10,39 @@ from lab.grading import reach
 from lab.mutation.model import Mutant, change_location, text_location
 
 
-def mutmut_mutants(variants, source, file_name, steps, ledger):
-    """mutmut's Variants of source (named file_name in the report) as Mutants: not checked yet;
-    equivalent when the ledger says so; "no tests" when no check of the steps can call it."""
+def mutmut_mutants(variants, source, places, steps, ledger):
+    """mutmut's Variants of source, the module made of the files in places (lab.mutation.places),
+    as Mutants in those files: not checked yet; equivalent when the ledger says so; "no tests"
+    when no check of the steps can call it."""
     step_of, first_lines = _step_of_function(source, steps), _first_lines(source)
     reached = reach.reachable(steps, ast.parse(source))
     mutants = []
     for v in variants:
-        location, replacement = change_location(v.original, v.mutated, first_lines[v.function])
+        file, first_line = places.where(first_lines[v.function])
+        location, replacement = change_location(v.original, v.mutated, first_line)
         equivalence, step = ledger.match(v), step_of(v.function)
         status = "equivalent" if equivalence else "not checked" if step in steps and v.function in reached else "no tests"
         mutants.append(Mutant(
-            id=v.name, origin="mutmut", step=step, function=v.function, status=status, diff=v.diff(),
-            file=file_name, location=location, replacement=replacement, equivalent=equivalence,
+            id=v.name, origin="mutmut", step=step, function=v.function, status=status, diff=v.diff(first_line),
+            file=file, location=location, replacement=replacement, equivalent=equivalence,
         ))
     return mutants
 
 
-def prebuilt_mutants(reference, file_name):
-    """The pre-built mutants as Mutants, located in the reference's text (named file_name in the
-    report), which is the text they change."""
+def prebuilt_mutants(reference, places):
+    """The pre-built mutants as Mutants, located in the reference's files (places), whose text
+    (reference, the module made of them) they change."""
     course = load_course()
-    return [
-        Mutant(
+    mutants = []
+    for m in load_mutants():
+        line, column, end_line, end_column = text_location(reference, m.find)
+        file, first = places.where(line)
+        mutants.append(Mutant(
             id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
-            status="not checked", diff=_prebuilt_diff(m), file=file_name,
-            location=text_location(reference, m.find), replacement=m.replace, clause=m.clause,
-        )
-        for m in load_mutants()
-    ]
+            status="not checked", diff=_prebuilt_diff(m), file=file,
+            location=(first, column, first + end_line - line, end_column), replacement=m.replace, clause=m.clause,
+        ))
+    return mutants
 
 
 def _step_of_function(source, steps):

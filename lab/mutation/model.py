@@ -17,12 +17,13 @@ class Mutant:
     function: str
     status: str  # killed, survived, timeout; no tests (no check can call it), equivalent, not checked
     diff: str
-    file: str  # the report's name of the source it changes
-    location: tuple  # (start line, start column, end line, end column), 1-based, end exclusive
+    file: str  # the file it changes, as the report names it (lab.mutation.places)
+    location: tuple  # in that file: (start line, start column, end line, end column), 1-based, end exclusive
     replacement: str
     killed_by: list = field(default_factory=list)
     equivalent: object = None  # an equivalents.Equivalence
     clause: str | None = None  # the clause a pre-built mutant breaks
+    clauses: list = field(default_factory=list)  # a mutmut survivor's: the clauses of the code it changes
 
     @property
     def scored(self):
@@ -42,6 +43,7 @@ class Report:
     checks: list  # (check name, its file) for every check that ran, in step order: the matrix's rows
     unused_ledger: list
     matrix: dict = field(default_factory=dict)  # mutant id -> {check name: status}
+    own_ledger: str | None = None  # the learner's ledger, as shown; None in a report on the reference
 
     def mutmut(self):
         return [m for m in self.mutants if m.origin == "mutmut"]
@@ -62,6 +64,10 @@ class Report:
 
     def steps(self):
         return [s for s in load_course() if any(m.step == s.number for m in self.mutmut())]
+
+    def clauses_of(self, mutant):
+        """The clause ids a survivor is shown with: those of the code it changes, else its step's."""
+        return mutant.clauses or list(load_course()[mutant.step - 1].clauses())
 
 
 def percent(detected, scored):

@@ -7,7 +7,7 @@ Everything is sorted and nothing depends on the clock, so that two runs on the s
 the same report.
 """
 
-from lab.model.course import load_course
+from lab.model.course import all_clauses
 from lab.text.messages import say, words_of
 from lab.mutation.model import percent
 
@@ -20,9 +20,12 @@ def summary_lines(report, lang="en"):
     if survivors:
         lines.append(words("survivors_summary", count=len(survivors)))
         for m in survivors:
-            lines += ["", f"  {m.id}  [{origin(m, words)}, {words('step', n=m.step)}, {m.function}: {status(m, words)}]"]
+            lines += ["", f"  {m.id}  [{origin(m, words)}, {words('step', n=m.step)}, {m.function}: {status(m, words)}]  {m.file}:{m.location[0]}"]
             lines += ["    " + line for line in m.diff.splitlines()]
-            lines += ["    " + words("contract", clauses=_clause_ids(m.step), question=say("mutation.question", lang))]
+            lines += ["    " + words("contract", clauses=", ".join(report.clauses_of(m)), question=say("mutation.question", lang))]
+            if report.own_ledger:  # IMPL=steps is make's default
+                impl = "" if report.impl == "steps" else f" IMPL={report.impl}"
+                lines.append("    " + words("record_hint", id=m.id, impl=impl, file=report.own_ledger))
         lines.append("")
     lines.append(words("score_heading", impl=report.impl))
     for step in report.steps():
@@ -32,8 +35,9 @@ def summary_lines(report, lang="en"):
     detected, scored = report.score()
     lines.append("  " + words("overall", detected=detected, scored=scored, percent=percent(detected, scored),
                                 equivalent=len(report.equivalents()), count=len(report.mutmut())))
-    caught = sum(m.detected for m in report.prebuilt())
-    lines.append("  " + words("prebuilt_caught", caught=caught, count=len(report.prebuilt())))
+    if report.prebuilt():  # about the reference and the lab's checks: only in a report on the reference
+        caught = sum(m.detected for m in report.prebuilt())
+        lines.append("  " + words("prebuilt_caught", caught=caught, count=len(report.prebuilt())))
     if report.unused_ledger:
         lines.append("  " + words("unused_ledger", entries=", ".join(report.unused_ledger)))
     return lines
@@ -48,10 +52,6 @@ def origin(mutant, words):
     return words("origin_" + mutant.origin)
 
 
-def _clause_ids(step_number):
-    return ", ".join(load_course()[step_number - 1].clauses())
-
-
 def markdown(report, lang="en"):
     words = words_of("mutation", lang)
     out = [f"# {words('title', impl=report.impl)}", "", words("md_intro"), ""]
@@ -63,21 +63,25 @@ def markdown(report, lang="en"):
         out.append(f"| {step.number} | `{step.function}` | {detected} | {scored} | {score} |")
     detected, scored = report.score()
     out.append(f"| {words('all_steps')} | | {detected} | {scored} | {percent(detected, scored)}% |")
-    caught = sum(m.detected for m in report.prebuilt())
-    out += ["", words("md_counts", mutants=len(report.mutmut()), equivalent=len(report.equivalents()),
-                      caught=caught, count=len(report.prebuilt())), ""]
+    figures = {"mutants": len(report.mutmut()), "equivalent": len(report.equivalents())}
+    if report.prebuilt():  # about the reference and the lab's checks: only in a report on the reference
+        out += ["", words("md_counts", **figures, caught=sum(m.detected for m in report.prebuilt()), count=len(report.prebuilt())), ""]
+    else:
+        out += ["", words("md_counts_mutmut", **figures), ""]
     survivors = report.survivors()
     out += [f"## {words('survivors', count=len(survivors))}", ""]
     if not survivors:
         out += [words("no_survivors"), ""]
+    clause_texts = all_clauses(lang)
     for m in survivors:
-        step = load_course()[m.step - 1]
-        out += [f"### `{m.id}` ({origin(m, words)}, {words('step', n=m.step)}, `{m.function}`, {status(m, words)})", "", "```diff", m.diff, "```", ""]
-        out += [f"- **{cid}** {text}" for cid, text in step.clauses(lang).items()]
+        out += [f"### `{m.id}` ({origin(m, words)}, {words('step', n=m.step)}, `{m.function}`, {status(m, words)}, `{m.file}:{m.location[0]}`)",
+                "", "```diff", m.diff, "```", ""]
+        out += [f"- **{cid}** {clause_texts[cid]}" for cid in report.clauses_of(m)]
         out += ["", f"**{say('mutation.question', lang)}**", ""]
     out += [f"## {words('equivalents', count=len(report.equivalents()))}", ""]
     for m in report.equivalents():
-        out += [f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {words('not_run')}): **{m.equivalent.id}**: {m.equivalent.reason_in(lang)}",
+        how = words("by_kind") if m.equivalent.by_kind else words("not_run")
+        out += [f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {how}): **{m.equivalent.id}**: {m.equivalent.reason_in(lang)}",
                 "", "  ```diff", *["  " + line for line in m.diff.splitlines()], "  ```", ""]
     columns = ("col_mutant", "col_origin", "col_step", "col_function", "col_status", "col_killed_by")
     out += [f"## {words('every_mutant')}", "", _row(words(k) for k in columns), "|---|---|---|---|---|---|"]

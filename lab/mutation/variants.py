@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from lab.grading.reach import first_line
 
 VARIANT = re.compile(r"^x_(?P<function>\w+?)__mutmut_(?P<number>\d+|orig)$")
+HUNK = re.compile(r"-(\d+)(,\d+)? \+(\d+)")  # the line numbers of a hunk's header: @@ -13,3 +13,3 @@
 
 
 @dataclass(frozen=True)
@@ -24,11 +25,19 @@ class Variant:
     original: str  # the function's text in the code under test
     mutated: str  # the same function as this mutant has it
 
-    def diff(self):
+    def diff(self, first_line=1):
+        """The unified diff, its hunks numbered by the lines of the file whose line first_line the
+        function starts on."""
         lines = difflib.unified_diff(
             self.original.splitlines(), self.mutated.splitlines(), "original", self.name, n=1, lineterm=""
         )
-        return "\n".join(list(lines)[2:])  # drop the ---/+++ header: the report names both sides
+        shift = first_line - 1
+
+        def renumbered(hunk):
+            return f"-{int(hunk[1]) + shift}{hunk[2] or ''} +{int(hunk[3]) + shift}"
+
+        # the ---/+++ header goes: the report names both sides
+        return "\n".join(HUNK.sub(renumbered, line, count=1) if line.startswith("@@") else line for line in list(lines)[2:])
 
     def module(self, source):
         """The whole module text with this mutant's function in place of the original one."""

@@ -1,0 +1,63 @@
+"""`make equivalent ID WHY="…"`: record one surviving mutant of the learner's code as equivalent,
+in the learner's own ledger (lab.mutation.equivalents.learner_ledger), for them.
+
+The mutant is read from the stage of the last mutation report of that code, which must still be
+the code's text: a mutant id names a change of that text only. The entry is the lab's format, a
+[[mutant]] with the function, its line(s) before and after the change and the learner's reason,
+so that it matches the same change again when mutmut numbers its mutants differently.
+"""
+
+import json
+from pathlib import Path
+
+from lab.model.implementation import UsageError, assemble, display_path, read
+from lab.mutation import equivalents, stage, variants
+from lab.text.messages import say
+
+HEADER = """\
+# Your reviewed equivalent mutants: changes to your code that no input can tell apart from it.
+# `make equivalent ID WHY="…"` adds an entry; the mutation report leaves each one out of the score.
+# Format (the lab's mutation/equivalents.toml): a [[mutant]] with the function, the line before and
+# after the change (lines joined by a line break when it changes several) and a one-line reason.
+"""
+
+
+def record(impl, mutant_id, why, stage_dir, lang="en"):
+    """Add the entry to impl's ledger; the message to print."""
+    why = " ".join(why.split())
+    if not why:
+        raise UsageError(say("mutation.why_required", lang))
+    variant = _variant(impl, mutant_id, stage_dir, lang)
+    removed, added = equivalents.changed_lines(variant)
+    entry = {"function": variant.function, "before": "\n".join(removed), "after": "\n".join(added), "reason": why}
+    path = equivalents.learner_ledger(impl)
+    shown = display_path(path)
+    ledger = equivalents.Ledger(path)  # a ledger that is not valid TOML stops here, untouched
+    if ledger.match(variant) is not None:
+        return say("mutation.already_recorded", lang, id=mutant_id, file=shown)
+    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    path.write_text(text.rstrip("\n") + "\n\n" + _toml(entry), encoding="utf-8")
+    return say("mutation.recorded", lang, id=mutant_id, function=variant.function, file=shown)
+
+
+def _variant(impl, mutant_id, stage_dir, lang):
+    """The Variant the last report of impl named mutant_id; a UsageError when there was no such
+    report, the code changed since, or the report had no such mutant."""
+    mutated = Path(stage_dir) / "mutants" / f"{stage.MODULE}.py"
+    staged = Path(stage_dir) / f"{stage.MODULE}.py"
+    label = display_path(impl)
+    if not mutated.is_file() or not staged.is_file():
+        raise UsageError(say("mutation.no_report_yet", lang, impl=label))
+    source = assemble(read(impl, lang=lang))
+    if staged.read_text(encoding="utf-8") != source:
+        raise UsageError(say("mutation.report_outdated", lang, impl=label))
+    found = {v.name: v for v in variants.read_variants(mutated.read_text(encoding="utf-8"), stage.MODULE, source)}
+    if mutant_id not in found:
+        raise UsageError(say("mutation.no_such_mutant", lang, id=mutant_id, impl=label))
+    return found[mutant_id]
+
+
+def _toml(entry):
+    """One [[mutant]] table; JSON's string escapes are TOML's basic strings' too."""
+    lines = ["[[mutant]]"] + [f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in entry.items()]
+    return "\n".join(lines) + "\n"
