@@ -128,7 +128,8 @@ def test_the_answers_file_asks_in_the_learners_language_first(tmp_path):
     path = completion.ensure_answers_file(tmp_path, "ja")
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[0] == f"# {say('answers_heading', 'ja')} · {say('answers_heading', 'en')}"
-    assert lines[2:4] == [f"## 1. {say('question_1', 'ja')}", f"## 1. {say('question_1', 'en')}"]
+    first = closing_questions()[0].question
+    assert lines[2:4] == [f"## 1. {first['ja']}", f"## 1. {first['en']}"]
     assert completion.unanswered(tmp_path) == 2
     path.write_text(path.read_text(encoding="utf-8").replace(f"{say('answer_here', 'ja')} {say('answer_here', 'en')}", "時計は呼び出し側のもの", 1), encoding="utf-8")
     assert completion.unanswered(tmp_path) == 1
