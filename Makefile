@@ -22,11 +22,11 @@ ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore
   $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
 endif
 
-CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
+CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
   $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)") $(if $(filter 1,$(VERBOSE)),--verbose)
 # TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class]
-TIME_LIMIT ?= 10
-BUDGET ?= 120
+# Unset, each is left to the command, whose default is written once in lab/model/defaults.py.
+TIME_LIMIT_FLAG = $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT))
 CLASS_OUT ?= reports/class
 
 # `make language ja` sets the lab up in the language just chosen.
@@ -43,7 +43,7 @@ else
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report equivalent demo stress bench hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report equivalent demo stress bench lease dev-check hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -69,8 +69,8 @@ $(STAMP): pyproject.toml
 check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: make check-step 4
 	@$(PY) -m lab check "$(N)" $(CHECK_FLAGS)
 
-#ja check         8 つのステップすべてと、すべての変異体を検査
-check: $(STAMP) ## check all eight steps and all mutants
+#ja check         すべてのステップと、すべての変異体を検査
+check: $(STAMP) ## check every step and every mutant
 	@$(PY) -m lab check all $(CHECK_FLAGS)
 
 #ja hint          ステップ N のまだ見ていない次の問い: make hint 4 (ALL=1: すべての問い)
@@ -99,11 +99,11 @@ backups: $(STAMP) ## list the backups of step N, newest first: when, what made e
 
 #ja watch         steps/ の下が変わるたびにステップ N を検査し直す (Ctrl-C で終了): make watch 4
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
-	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
+	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
 #ja check-class   DIR の下の学習者のフォルダをすべて検査: 学習者 × ステップの表を CLASS_OUT に (.md、.csv)
 check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
-	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants)
+	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(BUDGET),--budget $(BUDGET)) $(if $(filter 0,$(MUTANTS)),--no-mutants)
 
 #ja artifact      IMPL を読み込める 1 つのモジュールとして OUT に書き出す (既定 build/lease.py)
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
@@ -121,6 +121,10 @@ stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SE
 bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/ (PEERS=1: beside litequeue, persist-queue)
 	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG) $(if $(filter 1,$(PEERS)),--peers)
 
+#ja lease         IMPL の成果物の関数を 1 つ、データベースファイルに対して呼ぶ: make lease ARGS="--db jobs.db claim job-1 A --ttl 5"
+lease: $(STAMP) ## call one function of IMPL's artifact on a database file: make lease ARGS="--db jobs.db claim job-1 A --ttl 5"
+	@$(PY) -m lab lease --impl "$(IMPL)" --lang $(LAB_LANG) $(ARGS)
+
 mutation-report: IMPL = solutions
 #ja mutation-report IMPL (既定 solutions) の mutmut の変異体を検査にかけ、キルマトリクスつきで: reports/mutation/
 mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) through the checks, with a kill matrix: reports/mutation/
@@ -133,6 +137,10 @@ equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with it
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest
+
+#ja dev-check     ラボの作者向け: course.toml とファイルの木を照合し、スタブは不合格、参照実装は合格、すべての変異体を検出
+dev-check: $(STAMP) ## for the lab's authors: course.toml against the tree, stubs fail, the reference passes, every mutant is caught
+	@$(PY) -m lab dev check --lang $(LAB_LANG) $(TIME_LIMIT_FLAG)
 
 #ja test-attacks  クラスの採点への攻撃をすべての種類、対照と一緒に 1 回で採点
 test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run

@@ -8,13 +8,13 @@ from contextlib import closing
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine
+from support import open_db
 
 from lab.model.course import step_of_check
 from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
-from lab.sandbox.local import LocalModule
 from lab.model.targets import Plan, Target
-from support import open_db
+from lab.sandbox.local import LocalModule
 
 # The same examples on every run (derandomize), and no example database in the repository:
 # a learner must see the same report for the same code.

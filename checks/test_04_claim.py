@@ -8,7 +8,21 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from interleavings import check_interleavings
 from sequences import model_check
-from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, in_processes, on, raised, racing, row, seed, write_lock_held
+from support import (
+    NON_POSITIVE_TTLS,
+    assert_unchanged,
+    call,
+    count_rows,
+    explain,
+    in_processes,
+    on,
+    raised,
+    racing,
+    row,
+    seed,
+    write_lock_held,
+)
+
 
 @pytest.mark.clause("C4.1")
 @given(ttl=NON_POSITIVE_TTLS)
@@ -119,7 +133,7 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
         seed(db, "job")
         start = threading.Barrier(len(racers), timeout=5)
 
-        def claim_together(owner):
+        def claim_together(owner, start=start, db=db):  # this round's barrier and database
             start.wait()
             try:
                 return lease.claim(db, "job", owner, 10.0, 5.0)

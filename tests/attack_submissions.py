@@ -17,18 +17,19 @@ import os
 import shutil
 import sys
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(LAB_ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from learner_folders import make_learner  # noqa: E402
+
 from lab.model.course import load_course  # noqa: E402
 from lab.model.implementation import STEP_FILE  # noqa: E402
 from lab.model.pristine import stub_text, write_stubs  # noqa: E402
-from learner_folders import make_learner  # noqa: E402
 
 TOKEN_PREFIX = "LEASE-LAB-ATTACK-"
 SOLUTIONS = LAB_ROOT / "solutions"

@@ -14,10 +14,10 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from learner_folders import BROKEN, fingerprint, make_learner
 
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import ExitStatus
-from learner_folders import BROKEN, fingerprint, make_learner
 
 # Code that hangs: every check that calls it runs out its limit. Three seconds is three times
 # the slowest honest check of the earlier steps on a quiet machine; the locked database needs

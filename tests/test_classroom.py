@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from learner_folders import fingerprint, make_learner
 
-from lab.grading import kill_matrix
 import lab.grading.classroom as classroom
-from lab.model.course import LAB_ROOT
-from lab.running.runner import run
+from lab.grading import kill_matrix
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.mutants import load_mutants
 from lab.model.status import ExitStatus
 from lab.model.targets import Target
-from lab.model.course import load_course
-from lab.model.mutants import load_mutants
+from lab.running.runner import run
 
+LAST = len(load_course())  # the course's step count: a learner who did everything has LAST/LAST
 CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
     "ada": ("complete", True),
     "ben": ("half_done", False),
@@ -71,7 +71,7 @@ def gradebook(class_run):
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
     assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
-    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "credit", "time", "predictions", "summary"]
+    assert header == ["learner", *(f"step {n}" for n in range(1, LAST + 1)), "credit", "time", "predictions", "summary"]
     assert sorted(rows) == ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve", "gus"]
 
 
@@ -87,8 +87,8 @@ def test_each_cell_says_passed_failed_or_error(class_run):
 def test_one_summary_line_per_learner_in_the_output_and_the_markdown(class_run):
     done, rows, _, out, _, _ = class_run
     markdown = (out / "class.md").read_text(encoding="utf-8")
-    assert "ada: 8/8 steps pass" in done.stdout and "ada: 8/8 steps pass" in markdown
-    assert "ben: 4/8 steps pass" in done.stdout and "first problem: step 5 not implemented" in rows["ben"][-1]
+    assert f"ada: {LAST}/{LAST} steps pass" in done.stdout and f"ada: {LAST}/{LAST} steps pass" in markdown
+    assert f"ben: 4/{LAST} steps pass" in done.stdout and "first problem: step 5 not implemented" in rows["ben"][-1]
     assert markdown.count("\n| ") == 1 + len(rows)  # the header and one row per learner
     assert (out / "learners" / "ada.json").exists()
 
@@ -123,7 +123,7 @@ def test_a_bug_counts_once_at_its_own_step(class_run, gradebook, name):
     _, rows, _, out, _, _ = class_run
     step = next(m.step for m in load_mutants() if m.id == ONE_BUG[name])
     book = gradebook[name]
-    assert [int(book[f"step{n}_credit"]) for n in range(1, 9)] == [int(n != step) for n in range(1, 9)]
+    assert [int(book[f"step{n}_credit"]) for n in range(1, LAST + 1)] == [int(n != step) for n in range(1, LAST + 1)]
     assert book["points"] == "7" and book["max_points"] == "8" and book["furthest_step"] == str(step - 1)
     assert rows[name][9] == "7/8"
     markdown = (out / "class.md").read_text(encoding="utf-8")
@@ -148,13 +148,13 @@ def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_ru
 def test_feedback_files_name_the_learners_files_never_the_graders(class_run):
     _, _, _, out, _, _ = class_run
     text = (out / "feedback" / "bug5.md").read_text(encoding="utf-8")
-    assert "Credit: 7 of 8 steps" in text and "C5.4" in text and "renew(db" in text
+    assert f"Credit: {LAST - 1} of {LAST} steps" in text and "C5.4" in text and "renew(db" in text
     assert str(out.parent) not in text and str(LAB_ROOT) not in text and "/run/lease-lab" not in text
 
 
 def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run):
     done, _, _, out, _, _ = class_run
-    assert done.stdout.index("] ada: credit 8/8") < done.stdout.index("ada: 8/8 steps pass")  # progress, as each finishes
+    assert done.stdout.index(f"] ada: credit {LAST}/{LAST}") < done.stdout.index(f"ada: {LAST}/{LAST} steps pass")  # progress, as each finishes
     root = Path(done.args[4])
     again = run_class(root, out)
     assert again.returncode == ExitStatus.SOME_FAIL and "No learner's verdicts changed since the previous run." in again.stdout

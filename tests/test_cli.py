@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from lab.cli import parse_steps
+from lab.commands.steps import checked_steps as parse_steps
 from lab.model.course import LAB_ROOT
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus

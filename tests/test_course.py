@@ -5,29 +5,18 @@ import re
 
 import pytest
 
-from lab.model.course import LAB_ROOT, LANGUAGES, load_course, step_of_clause
+from lab.model.course import LAB_ROOT, load_course, step_of_clause
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import apply, load_mutants
 from lab.model.pristine import stub_text
+from lab.text.language import LANGUAGES
 
 COURSE = load_course()
 MUTANTS = load_mutants()
 
-# The eight broken snippets, quoted exactly as the worksheet gives them, by step.
-WORKSHEET_SNIPPETS = {
-    1: "CREATE TABLE jobs",
-    2: "INSERT OR REPLACE INTO jobs",
-    3: "if row else {}",
-    4: "row[0] >= now",
-    5: 'AND until>=?", (now+ttl',
-    6: 'AND done>=0 AND until>?", (result',
-    7: "SET owner=NULL,until=0,fence=0 WHERE",
-    8: "return [claim(path,job_id,owners[0],now,ttl)]",
-}
 
 
-def test_the_manifest_lists_eight_steps_in_the_folders_order():
-    assert [s.number for s in COURSE] == list(range(1, 9))
+def test_the_manifest_lists_the_steps_in_the_folders_order():
     assert [s.dir for s in COURSE] == sorted(p.name for p in (LAB_ROOT / "steps").iterdir() if p.is_dir())
     assert [s.dir for s in COURSE] == sorted(p.name for p in (LAB_ROOT / "solutions").iterdir() if p.is_dir())
     for step in COURSE:
@@ -51,7 +40,7 @@ def test_every_contract_numbers_its_clauses_and_both_languages_agree(step):
     for lang in LANGUAGES:
         text = step.contract_path(lang).read_text(encoding="utf-8")
         assert f"`{step.function}`" in text.splitlines()[0]
-        assert WORKSHEET_SNIPPETS[step.number] in text
+        assert step.snippet in text
 
 
 @pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
@@ -85,7 +74,7 @@ def test_every_step_has_at_least_three_mutants_one_of_them_the_worksheet_snippet
     own = [m for m in MUTANTS if m.step == step.number]
     assert len(own) >= 3
     quoted = [m for m in own if m.worksheet]
-    assert len(quoted) == 1 and WORKSHEET_SNIPPETS[step.number] in quoted[0].replace
+    assert len(quoted) == 1 and step.snippet in quoted[0].replace
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)

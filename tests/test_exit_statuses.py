@@ -8,13 +8,13 @@ from dataclasses import replace
 
 import pytest
 
-import lab.__main__ as lab_main
+import lab.commands as lab_main
 import lab.grading.check as checking
-from lab.cli import main
+from lab.commands import main
 from lab.model.course import LAB_ROOT, CourseFormatError, load_course
 from lab.model.mutants import load_mutants
-from lab.running.runner import LabBroken, Result
 from lab.model.status import ExitStatus
+from lab.running.runner import LabBroken, Result
 
 
 def run_lab(*arguments):

@@ -14,14 +14,15 @@ import sys
 import pytest
 from rich.console import Console
 
-from lab.model.course import LAB_ROOT
-from lab.model.status import ExitStatus
-from lab.field import bench, busy, commands, invariants, recovery, refusal, stress, stress_worker
+from lab import commands
+from lab.field import bench, busy, invariants, recovery, refusal, stress, stress_worker
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
+from lab.field.demo import play
 from lab.field.example import fenced_store
 from lab.field.example import worker as example
-from lab.field.demo import play
+from lab.model.course import LAB_ROOT
+from lab.model.status import ExitStatus
 from lab.text.messages import CATALOGUE
 
 REFERENCE = LAB_ROOT / "solutions"
@@ -261,7 +262,7 @@ def test_the_example_worker_picks_claims_renews_writes_its_effect_and_completes(
     renewals = []
 
     def work(job, keep_alive):
-        for step in range(3):
+        for _ in range(3):
             clock["now"] += 4.0  # each step takes most of a ttl: only the renewals keep the lease
             renewals.append(keep_alive())
         return f"sent for {job}"

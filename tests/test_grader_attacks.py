@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import attack_submissions as attacks
 import pytest
 
-import attack_submissions as attacks
 from lab.model.course import LAB_ROOT, load_course
-from lab.sandbox import confinement, remote
 from lab.model.status import ExitStatus
+from lab.sandbox import confinement, remote
 
 TIME_LIMIT = 3.0
 BUDGET = 40.0

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lab.grading.check import every_step
-from lab.running.runner import run
 from lab.model.targets import Target
+from lab.running.runner import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "independent"
 CORRECT = sorted((FIXTURES / "correct").glob("*.py"))

@@ -23,7 +23,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from lab.learner import commands
+from lab import commands
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import write_stubs

@@ -7,17 +7,16 @@ from dataclasses import asdict, replace
 import pytest
 
 from lab import cache
-
 from lab.grading import kill_matrix
 from lab.grading.checker_digest import checker_files
-from lab.model.mutants import load_mutants
 from lab.model import checks
-from lab.mutation import matrix
-from lab.running.runner import Result, run
-
-from lab.model.course import LAB_ROOT, LANGUAGES, all_clauses, load_course
+from lab.model.course import LAB_ROOT, all_clauses, load_course
+from lab.model.mutants import load_mutants
 from lab.model.status import ExitStatus
 from lab.model.targets import PLAN_VARIABLE, Plan, Target
+from lab.mutation import matrix
+from lab.running.runner import Result, run
+from lab.text.language import LANGUAGES
 
 
 def test_the_reference_passes_every_check_of_every_step(reference_run):
@@ -140,7 +139,7 @@ def test_the_mutation_report_reuses_the_pre_built_mutants_of_make_check(fake_mat
 def test_the_checker_digest_covers_what_runs_the_checks_and_nothing_else():
     names = {str(p.relative_to(LAB_ROOT)) for p in checker_files()}
     assert {"course.toml", "checks/conftest.py", "checks/pytest.ini", "lab/running/runner.py", "lab/running/child.py", "lab/running/recorder.py", "lab/sandbox/server.py"} <= names
-    assert not {"lab/reporters/terminal.py", "lab/cli.py", "lab/grading/classroom.py", "lab/grading/kill_matrix.py", "lab/grading/checker_digest.py", "lab/cache.py", "lab/running/prediction_plugin.py"} & names
+    assert not {"lab/reporters/terminal.py", "lab/commands/check.py", "lab/settings.py", "lab/grading/classroom.py", "lab/grading/kill_matrix.py", "lab/grading/checker_digest.py", "lab/cache.py", "lab/running/prediction_plugin.py"} & names
     assert LAB_ROOT / "lab" / "running" / "prediction_plugin.py" in checker_files("lab.grading.predictions")
 
 

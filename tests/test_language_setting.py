@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from lab.learner import commands
+from lab import commands
 from lab.model.course import LAB_ROOT
 from lab.text import language
 from lab.text.messages import say

@@ -9,14 +9,12 @@ import pytest
 from rich.console import Console
 
 from lab import cache
-
 from lab.grading import kill_matrix
-
-from lab.reporters import terminal as report
 from lab.grading.check import check
-from lab.model.course import LAB_ROOT, load_course
 from lab.learner.diff import marked
+from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
+from lab.reporters import terminal as report
 from lab.running.runner import Result
 
 # Every sentence of the checker and of the learner's commands is in the catalogue (lab/text/): its
@@ -29,6 +27,7 @@ def test_every_step_title_and_hint_is_in_both_languages():
         assert len(step.hints["en"]) == len(step.hints["ja"])
 
 
+NUMBERS = tuple(step.number for step in load_course())  # every step of the course, in order
 # Words a Japanese report may hold in Latin letters: the contract's own names (columns, arguments,
 # functions), Python's constants and exceptions, and the terms the course keeps in English.
 ALLOWED = {
@@ -106,8 +105,8 @@ def _result(step, status="passed", check="test_x"):
 def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
     from lab.grading.check import CheckRun
 
-    results = [_result(s, check=f"test_{s}_{i}") for s in range(1, 9) for i in range(12)]
-    outcome = CheckRun(tuple(range(1, 9)), "solutions", results)
+    results = [_result(s, check=f"test_{s}_{i}") for s in NUMBERS for i in range(12)]
+    outcome = CheckRun(NUMBERS, "solutions", results)
     short, full = rendered(outcome, "en"), rendered(outcome, "en", verbose=True)
     assert "all 12 checks pass" in short and "test_3_7" not in short
     assert len(short.splitlines()) <= 40  # one screen: the mutant section aside
@@ -143,5 +142,5 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
 def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(reference_run):
     short, full = rendered(reference_run, "en"), rendered(reference_run, "en", verbose=True)
     assert len(short.splitlines()) <= 50 and "caught by" not in short
-    assert all(f"Mutants of step {n}: the checks catch {len([v for v in reference_run.verdicts if v.mutant.step == n])} of" in short for n in range(1, 9))
+    assert all(f"Mutants of step {n}: the checks catch {len([v for v in reference_run.verdicts if v.mutant.step == n])} of" in short for n in NUMBERS)
     assert all(v.mutant.id in full for v in reference_run.verdicts) and "caught by" in full

@@ -5,10 +5,10 @@ failing is seen."""
 import shutil
 
 from lab import cache
-from lab.model.implementation import assemble, read
-from lab.model.mutants import SOLUTIONS_DIR
 from lab.grading import kill_matrix
 from lab.model import checks
+from lab.model.implementation import assemble, read
+from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import passing
 from lab.running.runner import Result
 

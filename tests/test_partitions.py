@@ -14,7 +14,7 @@ from lab.model.targets import Target
 from lab.running.runner import run
 
 sys.path.insert(0, str(LAB_ROOT / "checks"))
-from partitions import PARTITIONS, RECORD_VARIABLE  # noqa: E402 - the checks' own module
+from partitions import PARTITIONS, RECORD_VARIABLE
 
 COURSE = load_course()
 

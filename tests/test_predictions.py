@@ -6,7 +6,6 @@ import csv
 import json
 import shutil
 import subprocess
-import sys
 
 import jsonschema
 import pytest
@@ -15,11 +14,12 @@ from rich.console import Console
 import lab.grading.classroom as classroom
 from lab import cache
 from lab.grading import kill_matrix, predictions
-from lab.reporters import terminal as report, results_json
 from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.pristine import prediction_text, write_stubs
 from lab.model.status import ExitStatus
+from lab.reporters import results_json
+from lab.reporters import terminal as report
 
 STEP_4 = load_course()[3]
 SNIPPET = "m4-expired-counts-as-live"  # the broken change to review of step 4

@@ -15,11 +15,11 @@ from dataclasses import asdict
 
 import pytest
 
+from lab.grading import reach
+from lab.model import checks
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
-from lab.model import checks
-from lab.grading import reach
 from lab.model.targets import PLAN_VARIABLE, Target
 
 STEPS = [step.number for step in load_course()]

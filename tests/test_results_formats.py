@@ -10,11 +10,11 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
+from learner_folders import make_learner
 
-from lab.cli import build_parser
+from lab.commands import build_parser
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
-from learner_folders import make_learner
 
 SCHEMA = LAB_ROOT / "lab" / "schemas" / "results.schema.json"
 WORKFLOW = LAB_ROOT / ".github" / "workflows" / "check.yml"

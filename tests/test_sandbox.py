@@ -14,13 +14,13 @@ from types import SimpleNamespace
 import pytest
 
 from lab.model.course import LAB_ROOT
+from lab.model.implementation import Implementation, SourceFile
 from lab.model.outcomes import LearnerProcessLost
 from lab.sandbox import confinement
 from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import load
 from lab.sandbox.remote import RemoteModule
 from lab.sandbox.values import Opaque
-from lab.model.implementation import Implementation, SourceFile
 
 CONFINED = confinement.available()
 
@@ -218,19 +218,19 @@ def _running(marker):
 
 
 def test_check_class_refuses_to_grade_without_confinement_and_says_what_to_install(tmp_path, monkeypatch, capsys):
-    from lab import cli
+    from lab import commands
 
     monkeypatch.setattr(confinement, "available", lambda: False)
     (tmp_path / "learner").mkdir()
-    assert cli.main(["class", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert commands.main(["class", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     assert "apt-get install bubblewrap" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
 def test_a_learners_own_check_runs_unconfined_without_bubblewrap_and_says_so_in_one_line(monkeypatch, capsys):
-    from lab import cli
+    from lab import commands
 
     monkeypatch.setattr(confinement, "available", lambda: False)
-    assert cli.main(["check", "1", "--impl", "solutions", "--no-mutants"]) == 0
+    assert commands.main(["check", "1", "--impl", "solutions", "--no-mutants"]) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if "bubblewrap" in line]
     assert notes == ["note: bubblewrap is not installed, so your code runs unconfined (fine on your own machine; graders use it)"]

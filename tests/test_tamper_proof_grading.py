@@ -6,9 +6,10 @@ import json
 import subprocess
 import sys
 
+from learner_folders import TAMPERING, fingerprint, make_learner
+
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
-from learner_folders import TAMPERING, fingerprint, make_learner
 
 
 def check(impl, out, cwd):

@@ -1,6 +1,6 @@
 """The artifact at work: the eight functions as one module, run by real processes.
 
-`python -m lab demo | stress | bench | lease` land here (see commands.py): the worker A/B story
+`python -m lab demo | stress | bench | lease` land here (from lab/commands/): the worker A/B story
 played by two processes, a stress run with stalls, clock jumps and SIGKILLs, a benchmark against
 raw sqlite3, and a command-line tool to play A and B by hand from two terminals. Nothing here
 writes into steps/ or solutions/: an implementation is assembled into a module file under build/

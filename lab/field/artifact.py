@@ -22,13 +22,6 @@ class ArtifactBroken(Exception):
     """The assembled module does not import, or a function it needs raised unexpectedly."""
 
 
-def resolve(impl, lang="en"):
-    """IMPL as typed ('steps', 'solutions', a folder or a .py file) -> (absolute path, label)."""
-    from lab.cli import resolve_impl  # lab.cli imports this package's commands: import it late
-
-    return resolve_impl(impl, lang), impl
-
-
 def materialize(impl_path, label, folder=None):
     """Write the implementation as one module file in folder (default build/field/); its path."""
     text = assemble(read(impl_path, label=label))
@@ -64,8 +57,8 @@ def refused(impl_path, label, lang="en"):
 
     demo and bench show what the artifact is for, so they only run code the checks accept.
     """
-    from lab.reporters import terminal as report
     from lab.grading.check import check, every_step
+    from lab.reporters import terminal as report
 
     outcome = check(impl_path, steps=every_step(), mutant_steps=(), lang=lang, impl_label=label)
     if outcome.exit_status == ExitStatus.ALL_PASS:
@@ -74,3 +67,12 @@ def refused(impl_path, label, lang="en"):
     print(words_of("field", lang)("gate_refused", impl=label))
     return ExitStatus.SOME_FAIL
 
+
+
+def reported(work):
+    """work()'s exit status; an ArtifactBroken it raises is one line on stderr and SOME_FAIL."""
+    try:
+        return work()
+    except ArtifactBroken as error:
+        print(error, file=sys.stderr)
+        return ExitStatus.SOME_FAIL

@@ -30,9 +30,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from lab.model.course import LAB_ROOT
 from lab.field import bench_worker
 from lab.field.artifact import import_file, materialize, refused
+from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 

@@ -11,9 +11,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+import matplotlib.pyplot as plt
 
-from lab.field.bench import GOAL  # noqa: E402
+from lab.field.bench import GOAL
 
 COLOURS = {"contract": "tab:blue", "wal_full": "tab:purple", "wal": "tab:orange", "kept": "tab:green", "wal_kept": "tab:red"}
 LABELS = {

@@ -6,12 +6,13 @@ from pathlib import Path
 
 from lab.grading import kill_matrix, predictions
 from lab.model.course import load_course
+from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
-from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.running.runner import run
 from lab.model.status import CheckStatus, ExitStatus
 from lab.model.targets import Target
+from lab.running.runner import run
+from lab.text.messages import say
 
 
 @dataclass
@@ -58,7 +59,7 @@ class CheckRun:
         return ExitStatus.ALL_PASS if all(self.step_passes(n) for n in self.steps) else ExitStatus.SOME_FAIL
 
 
-def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label=None, use_cache=True, strict=False, budget=None):
+def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl_label=None, use_cache=True, strict=False, budget=None):
     """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
 
     budget: seconds the learner's checks may take in all (the rest is reported as not run).
@@ -86,7 +87,7 @@ def check(impl_path, steps, mutant_steps, time_limit=10.0, lang="en", impl_label
     return outcome
 
 
-def mutant_verdicts(mutants, time_limit=10.0, lang="en", use_cache=True):
+def mutant_verdicts(mutants, time_limit=TIME_LIMIT, lang="en", use_cache=True):
     """Each mutant's verdict from the kill matrix, and whether the matrix came from the cache.
 
     A mutant that does not apply at exactly one place stops the run here, with its file named.

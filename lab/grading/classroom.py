@@ -22,6 +22,7 @@ from lab.grading import credit, feedback, gradebook, predictions, regrade
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
+from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import load_mutants
 from lab.model.status import CheckStatus, ExitStatus
@@ -47,7 +48,7 @@ class ClassRun:
         return ExitStatus.ALL_PASS if everyone else ExitStatus.SOME_FAIL
 
 
-def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None):
+def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None):
     """Check every submission under root on every step; the kill matrix once for all.
 
     Learner code runs only inside bubblewrap (lab/sandbox/): the caller refuses to grade

@@ -22,13 +22,14 @@ from dataclasses import asdict, dataclass, field, replace
 
 from lab import cache
 from lab.grading.checker_digest import checker_digest
+from lab.grading.reach import check_text, relevant_text
+from lab.model.checks import checks_of
+from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
-from lab.model.checks import checks_of
-from lab.grading.reach import check_text, relevant_text
+from lab.model.targets import Target
 from lab.running.runner import Result, run
 from lab.text.messages import say
-from lab.model.targets import Target
 
 NAMESPACE = "kill-matrix"
 WHOLE = "every check"  # part of the key of a whole run's results (see Keys)
@@ -48,7 +49,7 @@ def prebuilt(mutants):
     return [Job(Target(m.id, (m.step,), mutant=m.id), assemble(apply(m, reference))) for m in mutants]
 
 
-def results(jobs, time_limit=10.0, lang="en", use_cache=True):
+def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True):
     """(every job's results, in the jobs' and the checks' order; how many jobs ran, wholly or in
     part): the others came from the cache."""
     checker = checker_digest()
@@ -65,7 +66,7 @@ def results(jobs, time_limit=10.0, lang="en", use_cache=True):
     return [r for job in jobs for r in found[job.target.id].ordered(keys[job.target.id])], len(to_run)
 
 
-def pending(job, time_limit=10.0):
+def pending(job, time_limit=TIME_LIMIT):
     """The steps of the job whose checks would run (see results): none when all are cached."""
     keys = _keys(job, time_limit, checker_digest())
     target = _narrowed(job.target, keys, _cached(keys))

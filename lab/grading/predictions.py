@@ -17,15 +17,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lab import cache
-
 from lab.grading import kill_matrix
 from lab.grading.checker_digest import checker_digest
 from lab.model.course import PREDICTION_TEST, load_course
+from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
-from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
-from lab.running.runner import LabBroken, Result, run
 from lab.model.targets import Target
+from lab.running.runner import LabBroken, Result, run
+from lab.text.messages import say
 
 PREDICTION_FILE = "prediction.py"
 TEST_NAME = "test_my_prediction"
@@ -104,7 +104,7 @@ def read_prediction(impl, step):
     return path, read.text, read.refused
 
 
-def run_predictions(impl, steps, time_limit=10.0, lang="en", use_cache=True, budget=None, deadline=None):
+def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None, deadline=None):
     """One Prediction per step of `steps`: written ones run against the reference and the step's
     mutants (all uncached steps in one child run), the others are "no prediction yet".
     budget, deadline: the learner's budget in seconds, and the moment (time.monotonic) it ends:

@@ -12,7 +12,7 @@ import ast
 import copy
 import functools
 
-from lab.model.checks import checks_of, names_in, named_by_checks
+from lab.model.checks import checks_of, named_by_checks, names_in
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

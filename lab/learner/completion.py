@@ -10,7 +10,7 @@ answered, so that it never takes the place of the learner's own thinking.
 from pathlib import Path
 
 from lab.learner.store import shown
-from lab.model.course import closing_questions
+from lab.model.course import closing_questions, load_course
 from lab.text.messages import words_of
 
 ANSWERS_FILE = "ANSWERS.md"
@@ -78,7 +78,7 @@ def completion_lines(steps_dir, lang="en", root=None):
     given = answers(steps_dir)
     missing = sum(answer is None for answer in given)
     words = words_of("learner", lang)
-    lines = [words("complete"), words("answered", file=file) if not missing else words("closing", file=file)]
+    lines = [words("complete", count=len(load_course())), words("answered", file=file) if not missing else words("closing", file=file)]
     for number, (closing, answer) in enumerate(zip(closing_questions(), given), start=1):
         lines.append(f"  {number}. {closing.question[lang]}")
         if answer:

@@ -4,8 +4,8 @@ The hints of course.toml are questions that get more specific; reading them one 
 room to think before the next. What was seen is remembered per step in `.lab/hints.json`.
 """
 
-from lab.model.course import LAB_ROOT
 from lab.learner.store import read_json, write_json
+from lab.model.course import LAB_ROOT
 from lab.text.messages import words_of
 
 SEEN_FILE = "hints.json"

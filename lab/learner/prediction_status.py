@@ -5,15 +5,18 @@ prediction, so that progress stays fast. A prediction not run yet says so and na
 """
 
 from lab import cache
+from lab.learner.verdicts import last_time_limit
+from lab.model.course import LAB_ROOT
 from lab.model.mutants import load_mutants
 from lab.text.language import typed
 from lab.text.messages import words_of
 
-DEFAULT_TIME_LIMIT = 10.0  # the Makefile's TIME_LIMIT: the key lab/grading/predictions.py caches under
 
+def prediction_line(steps_dir, step, lang="en", root=LAB_ROOT):
+    """One phrase, or None where the step folder has no prediction file.
 
-def prediction_line(steps_dir, step, lang="en"):
-    """One phrase, or None where the step folder has no prediction file."""
+    A prediction's verdicts depend on the time limit (a call that hangs is a verdict of its own),
+    so they are cached under it; this reads those of the time limit the last check ran with."""
     try:
         from lab.grading import predictions
     except ImportError:  # a lab without predictions
@@ -24,16 +27,16 @@ def prediction_line(steps_dir, step, lang="en"):
     words = words_of("learner", lang)
     if not predictions.holds_a_prediction(text):
         return words("prediction_none")
-    found = _cached(predictions, step, text, lang)
+    found = _cached(predictions, step, text, lang, last_time_limit(root))
     if found is None:
         return words("prediction_written") + typed(f" (`make check-step {step.number}`)", lang)
     return words("prediction_result", result=_phrase(predictions, found, lang))
 
 
-def _cached(predictions, step, text, lang):
+def _cached(predictions, step, text, lang, time_limit):
     mutants = [m for m in load_mutants() if m.step == step.number]
     try:
-        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, DEFAULT_TIME_LIMIT, lang))
+        stored = cache.get(predictions.NAMESPACE, predictions._key(text, mutants, time_limit, lang))
         if stored is None:
             return None
         found = predictions.Prediction(step.number, "", predictions.NO_PREDICTION)

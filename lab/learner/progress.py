@@ -5,18 +5,19 @@ verdict from lab/learner/verdicts.py; only a verdict missing for the code now in
 checked here (the steps' checks, no mutants), then cached, so a second call answers at once.
 """
 
-from lab.model.course import LAB_ROOT, load_course
-from lab.model.implementation import STEP_FILE
 from lab.learner import verdicts
 from lab.learner.completion import completion_lines
 from lab.learner.prediction_status import prediction_line
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.defaults import TIME_LIMIT
+from lab.model.implementation import STEP_FILE
 from lab.model.pristine import is_stub
-from lab.running.runner import run
 from lab.model.targets import Target
+from lab.running.runner import run
 from lab.text.messages import words_of
 
 
-def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=10.0):
+def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=TIME_LIMIT):
     """(step -> 'not_started' or its verdict dict, the steps that had to be checked now)."""
     course = load_course()
     found, keys = verdicts.cached(steps_dir, root)
@@ -45,14 +46,14 @@ def next_step(states):
 def progress(lang="en", root=LAB_ROOT):
     """The lines of `make progress`."""
     steps_dir = root / "steps"
-    states, checked = step_states(steps_dir, lang, root)
+    states, checked = step_states(steps_dir, lang, root, verdicts.last_time_limit(root))
     course, words = load_course(), words_of("learner", lang)
-    lines = [words("progress_heading", steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
+    lines = [words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
     for step in course:
         state = states[step.number]
         mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")
         line = f"  {mark} {step.number} {step.function:<11} {_describe(state, lang)}"
-        predicted = prediction_line(steps_dir, step, lang)
+        predicted = prediction_line(steps_dir, step, lang, root)
         lines.append(line + (f" · {predicted}" if predicted else ""))
     if checked:
         lines.append(words("computed", steps=words("separator").join(map(str, checked))))

@@ -10,11 +10,11 @@ Each backup folder records who made it in MADE_BY. Nothing is ever deleted.
 """
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
+from lab.learner.store import shown, state_dir
 from lab.model.course import LAB_ROOT
 from lab.model.implementation import STEP_FILE
-from lab.learner.store import shown, state_dir
 from lab.model.pristine import NoPristineStub, is_stub, stub_text
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
@@ -29,7 +29,7 @@ def backups_dir(step, root=LAB_ROOT):
 
 def back_up(step, root=LAB_ROOT, made_by="reset"):
     """Copy the step's files to a new timestamped folder; returns it."""
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
     folder = backups_dir(step, root) / stamp
     suffix = 1
     while folder.exists():  # two resets within one second: both kept

@@ -10,13 +10,16 @@ checks reach changes the key, so a cached verdict is never stale.
 from pathlib import Path
 
 from lab import cache
-from lab.model.course import LAB_ROOT, load_course
-from lab.model.implementation import assemble, read
-from lab.learner.store import read_json, write_json
 from lab.grading.checker_digest import checker_digest
 from lab.grading.reach import relevant_text
+from lab.learner.store import read_json, write_json
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.defaults import TIME_LIMIT
+from lab.model.implementation import assemble, read
 
 CACHE_FILE = "verdicts.json"
+# The time limit of the learner's last check: the predictions it ran are cached under it.
+LAST_CHECK_FILE = "last_check.json"
 
 
 def keys(steps_dir):
@@ -61,11 +64,19 @@ def keys_before_check(impl_path, root=LAB_ROOT):
     return keys(steps_dir) if Path(impl_path).resolve() == steps_dir.resolve() else None
 
 
-def record_check(known, outcome, root=LAB_ROOT):
-    """After `make check-step N` of the learner's own steps/: remember its steps' verdicts."""
+def record_check(known, outcome, root=LAB_ROOT, time_limit=TIME_LIMIT):
+    """After `make check-step N` of the learner's own steps/: remember its steps' verdicts, and the
+    time limit it ran with (make progress reads the predictions cached under it)."""
     if known is None:
         return
     try:
         record(outcome.results, outcome.steps, root / "steps", root, known)
+        write_json(root, LAST_CHECK_FILE, {"time_limit": float(time_limit)})
     except OSError:  # a read-only checkout: progress will check again, nothing is lost
         pass
+
+
+def last_time_limit(root=LAB_ROOT):
+    """The time limit of the learner's last check of steps/ (the default before the first)."""
+    found = read_json(root, LAST_CHECK_FILE).get("time_limit")
+    return float(found) if isinstance(found, (int, float)) and found > 0 else TIME_LIMIT

@@ -16,8 +16,8 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from lab.model.course import LAB_ROOT
 from lab.learner.store import shown
+from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 

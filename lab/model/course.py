@@ -3,11 +3,10 @@ and the closing questions with their model answers."""
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from lab.text.language import LANGUAGES
 from lab.text.messages import say
 
 LAB_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -31,6 +30,9 @@ class Step:
     function: str
     title: dict
     hints: dict
+    parameters: tuple = ()  # the function's signature: its parameters' names, in order
+    snippet: str = ""  # the broken change to review, as the worksheet quotes it
+    unmutated: dict = field(default_factory=dict)  # clause id -> why no mutant breaks it
 
     def contract_path(self, lang="en", root=LAB_ROOT):
         name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
@@ -64,7 +66,10 @@ def _manifest(root):
 def load_course(root=LAB_ROOT):
     """All steps in course order. Numbers come from the order, never from the folder names."""
     return tuple(
-        Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"])
+        Step(
+            number, entry["dir"], entry["function"], entry["title"], entry["hints"],
+            tuple(entry.get("parameters", ())), entry.get("snippet", ""), entry.get("unmutated", {}),
+        )
         for number, entry in enumerate(_manifest(root)["steps"], start=1)
     )
 

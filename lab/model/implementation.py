@@ -134,7 +134,7 @@ def execute(text, filename, shown, module, lang="en"):
         return say("syntax", lang, file=shown, line=error.lineno, kind=type(error).__name__, error=error.msg)
     try:
         exec(code, module.__dict__)
-    except BaseException as error:  # noqa: BLE001 - learner code may raise anything, SystemExit too
+    except BaseException as error:
         if type(error).__name__ == "CheckTimeout":
             raise
         where = _line_in(error, filename)

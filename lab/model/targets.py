@@ -13,12 +13,13 @@ from functools import cache
 from pathlib import Path
 
 from lab.model.course import load_course
+from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import Implementation, SourceFile, load, read
-from lab.text.messages import say
 from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.model.outcomes import LoadFailure
 from lab.sandbox import remote
 from lab.sandbox.local import LocalModule
+from lab.text.messages import say
 
 PLAN_VARIABLE = "LEASE_LAB_PLAN"
 
@@ -82,7 +83,7 @@ class Plan:
     targets: list
     events: int | None = None  # the descriptor of the pipe the recorder writes its JSON lines to
     skip: list = field(default_factory=list)  # node ids already settled by an earlier child
-    time_limit: float = 10.0  # seconds one check may run
+    time_limit: float = TIME_LIMIT
     lang: str = "en"
     scratch: str | None = None  # the folder the checks and the learner processes share (databases)
     confined: bool = False  # learner processes run inside bubblewrap

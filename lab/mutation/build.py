@@ -8,9 +8,9 @@ figures are about the reference and the lab's checks, so a report on any other c
 import time
 from pathlib import Path
 
-from lab.model.implementation import assemble, display_path, read
 from lab.grading.kill_matrix import killed_by
 from lab.model.course import load_course
+from lab.model.implementation import assemble, display_path, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.mutation import clauses, equivalents, kill_runs, listing, passing, stage, variants
 from lab.mutation.model import Report

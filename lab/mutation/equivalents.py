@@ -10,7 +10,6 @@ import ast
 import re
 import tomllib
 from dataclasses import dataclass
-
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT

@@ -5,8 +5,8 @@ the learner's language. The catalogue's texts are the lab's own HTML; every valu
 from html import escape
 
 from lab.model.course import all_clauses
-from lab.text.messages import say, words_of
 from lab.mutation.model import percent
+from lab.text.messages import say, words_of
 from lab.mutation.text import origin, status
 
 STYLE = """

@@ -4,9 +4,9 @@ run against it, where it changes the code and the ledger's equivalence (if any);
 import ast
 import difflib
 
+from lab.grading import reach
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
-from lab.grading import reach
 from lab.mutation.model import Mutant, change_location, text_location
 
 

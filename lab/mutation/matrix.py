@@ -9,13 +9,14 @@ import functools
 from pathlib import Path
 
 from lab.grading.kill_matrix import Job, prebuilt, results
+from lab.model.defaults import TIME_LIMIT
 from lab.model.mutants import load_mutants
 from lab.model.targets import Target
 
 MATRIX_DIR = "matrix"
 
 
-def kill_matrix(jobs, time_limit=10.0):
+def kill_matrix(jobs, time_limit=TIME_LIMIT):
     """Results per target id, and how many ran (not cached). jobs: of mutant_job and
     prebuilt_job; a mutmut mutant's module file is written first, when its text changed."""
     for job in jobs:

@@ -8,8 +8,8 @@ the same report.
 """
 
 from lab.model.course import all_clauses
-from lab.text.messages import say, words_of
 from lab.mutation.model import percent
+from lab.text.messages import say, words_of
 
 
 def summary_lines(report, lang="en"):

@@ -19,12 +19,12 @@ import re
 from rich.console import Console
 from rich.markup import escape
 
-from lab.model.course import LAB_ROOT, load_course
 from lab.learner.completion import completion_lines
 from lab.learner.diff import marked
 from lab.learner.yours import differences
-from lab.text.messages import words_of
+from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import CheckStatus
+from lab.text.messages import words_of
 
 # How the report shows each status of a check: its mark and its colour.
 MARKS = {

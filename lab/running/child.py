@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from lab.model.course import LAB_ROOT
-from lab.sandbox.channel import end_all
-from lab.running.recorder import Recorder
 from lab.model.targets import PLAN_VARIABLE, Plan
+from lab.running.recorder import Recorder
+from lab.sandbox.channel import end_all
 
 
 def main(plan_path, events, check_files):

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import resource
-import select
 import subprocess
 import sys
 import threading

@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 
 from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, load_course, step_of_check
-from lab.running.prediction_host import BROKER
-from lab.sandbox.remote import answer
-from lab.text.messages import say
-from lab.running.recorder import recorder_of
 from lab.model.status import CheckStatus
 from lab.model.targets import Plan
+from lab.running.prediction_host import BROKER
+from lab.running.recorder import recorder_of
+from lab.sandbox.remote import answer
+from lab.text.messages import say
 
 
 def _checks_conftest():

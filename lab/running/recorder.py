@@ -14,10 +14,10 @@ from contextlib import contextmanager
 import pytest
 
 from lab.model.course import step_of_check
-from lab.text.messages import say
 from lab.model.outcomes import CallRaised, CheckTimeout, ClauseBroken
 from lab.model.status import CheckStatus
 from lab.running.verdict import StepTimedOut, classify, first
+from lab.text.messages import say
 
 TIMEOUT_LIMIT = 3  # checks of one step that may time out before the rest of it is not run
 

@@ -15,14 +15,15 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from lab.model.course import LAB_ROOT
 from lab.model.checks import check_files
-from lab.text.messages import say
+from lab.model.course import LAB_ROOT
+from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
+from lab.model.targets import Plan, implementation_of
 from lab.running.child_process import run_child
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
-from lab.model.targets import Plan, implementation_of
+from lab.text.messages import say
 
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
 
@@ -43,7 +44,7 @@ class Result:
     duration: float
 
 
-def run(targets, time_limit=10.0, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=(), child="lab.running.child"):
+def run(targets, time_limit=TIME_LIMIT, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=(), child="lab.running.child"):
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run

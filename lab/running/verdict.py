@@ -11,9 +11,16 @@ import traceback
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT
-from lab.text.messages import say
-from lab.model.outcomes import CallRaised, CheckTimeout, ClauseBroken, LearnerProcessLost, LoadFailure, NotImplementedYet
+from lab.model.outcomes import (
+    CallRaised,
+    CheckTimeout,
+    ClauseBroken,
+    LearnerProcessLost,
+    LoadFailure,
+    NotImplementedYet,
+)
 from lab.model.status import CheckStatus
+from lab.text.messages import say
 
 
 class StepTimedOut(Exception):

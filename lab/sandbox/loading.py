@@ -2,8 +2,8 @@
 
 from lab.model.course import load_course
 from lab.model.implementation import MAX_FILE, display_path
-from lab.text.messages import say
 from lab.sandbox.channel import ChannelLost, Stalled
+from lab.text.messages import say
 
 GRACE = 5.0  # seconds past the time limit a wait of a thread other than the check's own may last
 

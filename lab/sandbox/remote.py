@@ -9,12 +9,12 @@ from contextlib import contextmanager
 from functools import partial
 
 from lab.model.course import load_course
-from lab.text.messages import say
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled
 from lab.sandbox.loading import GRACE, LoadStopped, load
 from lab.sandbox.meeting import Meeting, Rendezvous
 from lab.sandbox.values import decoded, rebuilt
+from lab.text.messages import say
 
 _idle = {}  # target id -> a learner process ready for that target's next check
 

@@ -72,7 +72,7 @@ class Slices:
         if not line:
             self.process.wait(ANSWER_SECONDS)
             said = self.process.stderr.read().strip().splitlines()
-            raise environment.PeersUnavailable(f"contender.py bench: {said[-1] if said else 'exit status %s' % self.process.returncode}")
+            raise environment.PeersUnavailable(f"contender.py bench: {said[-1] if said else f'exit status {self.process.returncode}'}")
         return json.loads(line)
 
     def close(self):

@@ -39,7 +39,7 @@ def play(artifact, scratch):
     except subprocess.TimeoutExpired:
         raise environment.PeersUnavailable(f"contender.py story: no answer after {STORY_SECONDS} s") from None
     if done.returncode != 0:
-        raise environment.PeersUnavailable(f"contender.py story: {(done.stderr.strip().splitlines() or ['exit status %d' % done.returncode])[-1]}")
+        raise environment.PeersUnavailable(f"contender.py story: {(done.stderr.strip().splitlines() or [f'exit status {done.returncode}'])[-1]}")
     return json.loads(done.stdout)
 
 

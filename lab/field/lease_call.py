@@ -1,4 +1,4 @@
-"""`python -m lab lease`: call one function of the artifact on a database file.
+"""`python -m lab lease`: call one function of the artifact on a database file (lab/commands/lease.py parses it).
 
 Two terminals can play worker A and worker B by hand. `--now` is the caller's clock (default:
 the wall clock, time.time()). Exit status 0 when the call succeeded, 1 when it was refused (no
@@ -7,7 +7,6 @@ fence, False, no such job; the reason read from the row, refusal.py) or the impl
 another process held the write lock for longer than --busy-timeout (busy.py).
 """
 
-import argparse
 import json
 import math
 import sqlite3
@@ -33,46 +32,10 @@ CALLS = {  # verb -> (function, its arguments after the path, in the contract's 
     "state": ("state", ("job",)),
 }
 OPTIONS = ("now", "ttl")  # given as --now and --ttl; the others are positional
-HELP = {
-    "job": "the job's id",
-    "owner": "who calls (A, B, ...)",
-    "owners": "who claim at the same time (A B C ...)",
-    "fence": "the fence the owner holds",
-    "result": "the result to store",
-}
 
 
-def add_parser(verbs, help_text, common):
-    lease = verbs.add_parser("lease", help=help_text, description=help_text, epilog="exit status: 0 done, 1 refused, 2 usage error, 4 busy (another process holds the write lock)")
-    common(lease)
-    _options(lease, default=None)
-    calls = lease.add_subparsers(dest="call", required=True, parser_class=type(lease))
-    for verb, (function, names) in CALLS.items():
-        call = calls.add_parser(verb, help=f"{function}({', '.join(('path', *names))})")
-        _options(call, default=None, again=True)
-        for name in (n for n in names if n not in OPTIONS):
-            call.add_argument(name, type=int if name == "fence" else str, nargs="+" if name == "owners" else None, help=HELP[name])
-        if "ttl" in names:
-            call.add_argument("--ttl", type=float, required=True, help="seconds the lease lasts from now")
-
-
-def _options(parser, default, again=False):
-    # Before or after the verb alike; after it, an option left out must not hide the one before.
-    keep = {"default": argparse.SUPPRESS} if again else {}
-    parser.add_argument("--db", metavar="FILE", **({"default": default} | keep), help="the SQLite file")
-    parser.add_argument("--now", type=float, **({"default": default} | keep), help="the caller's clock (default: time.time())")
-    parser.add_argument("--json", action="store_true", **keep, help="print the call and what it returned as JSON")
-    parser.add_argument(
-        "--busy-timeout", type=float, metavar="SECONDS", **({"default": busy.DEFAULT_SECONDS} | keep),
-        help=f"how long to wait for another process's write lock (default {busy.DEFAULT_SECONDS:g}; then exit status 4)",
-    )
-    if again:
-        parser.add_argument("--impl", **keep, help="as before the verb")
-        parser.add_argument("--lang", choices=("en", "ja"), **keep, help="as before the verb")
-
-
-def run(arguments, impl_path, label):
-    lang, verb = arguments.lang, arguments.call
+def run(arguments, settings):
+    lang, verb, label = settings.lang, arguments.call, settings.impl_label
     words = words_of("field", lang)
     now = arguments.now if arguments.now is not None else time.time()
     for option, value in (("--now", now), ("--ttl", getattr(arguments, "ttl", None)), ("--busy-timeout", arguments.busy_timeout)):
@@ -88,7 +51,7 @@ def run(arguments, impl_path, label):
         raise UsageError(words("no_database", db=arguments.db))
     function_name, names = CALLS[verb]
     values = [now if name == "now" else getattr(arguments, name) for name in names]
-    module = import_file(materialize(impl_path, label), lang)
+    module = import_file(materialize(settings.impl, label), lang)
     try:
         with busy.waiting_at_most(arguments.busy_timeout):
             returned = _call(module, function_name, [arguments.db, *values], label, lang)

@@ -1,0 +1,73 @@
+"""The one command tree of ``python -m lab VERB …``: one module per verb, in the order `--help` lists them.
+
+Each verb's module holds NAME, MAKE_TARGETS (the Makefile targets that run it), add_arguments(parser)
+and run(arguments, settings); its help is the catalogue's ``verbs.NAME`` in the language of the
+command. main() parses once, makes the command's Settings once (lab/settings.py) and hands both to the verb. Every problem with what was
+typed ends in one line on stderr and exit status 2, never in a traceback. The verbs import the
+modules that do their work only when they run, so the learner's verbs answer at once.
+"""
+
+import importlib
+import sys
+
+from lab.commands.options import OneLineParser
+from lab.model.course import LAB_ROOT, CourseFormatError, load_course
+from lab.model.implementation import UsageError
+from lab.model.status import ExitStatus
+from lab.text.language import chosen
+from lab.text.messages import say
+
+MODULES = (
+    "check", "hint", "progress", "next", "reset", "restore", "backups", "watch", "language",
+    "class_", "artifact", "mutation", "equivalent", "demo", "stress", "bench", "lease", "dev",
+)
+VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.commands.{name}") for name in MODULES)}
+
+
+def build_parser(lang="en", only=None):
+    """The parser of every verb; with only, the options of that verb alone (the others are listed,
+    and their modules' imports are spared: a learner's verb answers at once)."""
+    parser = OneLineParser(prog="python -m lab", description=say("verbs.description", lang))
+    verbs = parser.add_subparsers(dest="verb", required=True, parser_class=OneLineParser)
+    for name, module in VERBS.items():
+        text = say(f"verbs.{name}", lang)
+        sub = verbs.add_parser(name, help=text, description=text)
+        if only in (None, name):
+            module.add_arguments(sub)
+    return parser
+
+
+def main(argv=None, root=LAB_ROOT):
+    """The exit status of one command line."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    lang = chosen(root)  # until the command's own --lang is read
+    try:
+        load_course()
+    except CourseFormatError as error:
+        print(say("lab_broken", lang, error=error), file=sys.stderr)
+        return ExitStatus.LAB_BROKEN
+    from lab.settings import Settings
+
+    try:
+        arguments = build_parser(lang, argv[0] if argv and argv[0] in VERBS else None).parse_args(argv)
+        settings = Settings.of(arguments, root)
+        lang = settings.lang
+        return VERBS[arguments.verb].run(arguments, settings)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return ExitStatus.USAGE
+    except Exception as error:
+        if not _lab_broken(error):
+            raise
+        print(say("lab_broken", lang, error=error), file=sys.stderr)
+        return ExitStatus.LAB_BROKEN
+
+
+# The errors that say the lab itself is broken, by module; only the verbs that run checks or read
+# mutants import those modules, so an error of a module not imported cannot be one of them.
+LAB_BROKEN = {"lab.running.runner": "LabBroken", "lab.model.mutants": "MutantError"}
+
+
+def _lab_broken(error):
+    kinds = [getattr(sys.modules[module], name) for module, name in LAB_BROKEN.items() if module in sys.modules]
+    return isinstance(error, tuple(kinds))

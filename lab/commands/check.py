@@ -1,0 +1,58 @@
+"""`python -m lab check STEP`: check an implementation's steps 1..STEP, then step STEP's mutants."""
+
+import sys
+
+from lab.commands import options
+from lab.model.defaults import CHECK_BUDGET
+
+NAME = "check"
+MAKE_TARGETS = ("check-step", "check")
+
+
+def add_arguments(parser):
+    options.step(parser, "a step from 1 to the last (checks steps 1..N), or 'all'")
+    options.impl(parser)
+    options.no_mutants(parser)
+    options.lang(parser)
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--junit", metavar="FILE", help="also write the learner's checks as JUnit XML")
+    parser.add_argument("--exercism", metavar="FILE", help="also write Exercism's results.json (version 3), with a score")
+    options.time_limit(parser)
+    options.budget(parser, CHECK_BUDGET, "all the checks of your code")
+    parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
+    parser.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
+    parser.add_argument(
+        "--show", choices=("all", "mutants"),
+        help="'all': show every mutant's change and catching checks before the learner predicted (instructors); 'mutants': a compare phase already seen in full again",
+    )
+
+
+def run(arguments, settings):
+    from pathlib import Path
+
+    from lab.commands.steps import checked_steps
+    from lab.grading import check as checking
+    from lab.learner.compared import Seen
+    from lab.learner.verdicts import keys_before_check, record_check
+    from lab.reporters import exercism, junit, results_json
+    from lab.reporters import terminal as report
+    from lab.sandbox import confinement
+    from lab.text.messages import say
+
+    steps, mutant_steps = checked_steps(arguments.step.strip(), settings.lang)
+    known = keys_before_check(settings.impl, settings.root)  # make progress reads the verdicts of the learner's steps/
+    if not confinement.available():
+        print(say("unconfined", settings.lang), file=sys.stderr)
+    outcome = checking.check(
+        settings.impl, steps, () if arguments.no_mutants else mutant_steps, settings.time_limit, settings.lang,
+        settings.impl_label, strict=arguments.strict, budget=settings.budget,
+    )
+    outcome.show_all = arguments.show == "all"
+    seen = Seen(settings.root) if known is not None else None  # the learner's own steps/: later runs fold what was seen
+    report.render(outcome, settings.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=settings.impl)
+    record_check(known, outcome, settings.root, settings.time_limit)
+    for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            writer.write(outcome, path)
+    return outcome.exit_status

@@ -1,0 +1,56 @@
+"""`python -m lab class DIR`: check every learner folder under DIR; a table learner x step."""
+
+from lab.commands import options
+from lab.model.course import LAB_ROOT
+from lab.model.defaults import CLASS_BUDGET
+
+NAME = "class"
+MAKE_TARGETS = ("check-class",)
+
+
+def add_arguments(parser):
+    parser.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
+    parser.add_argument("--out", default=str(LAB_ROOT / "reports" / "class"), help="where class.md, class.csv and learners/*.json go")
+    options.lang(parser)
+    options.time_limit(parser)
+    options.budget(parser, CLASS_BUDGET, "one learner's whole run")
+    parser.add_argument("--jobs", type=int, default=0, help="learners checked at once (default: one per core)")
+    options.no_mutants(parser, "skip the kill matrix")
+    parser.add_argument("--no-bom", action="store_true", help="write class.csv and grades.csv as plain UTF-8, without a byte-order mark")
+    parser.add_argument("--regrade-all", action="store_true", help="grade every learner again, even those unchanged since the last run")
+
+
+def run(arguments, settings):
+    from pathlib import Path
+
+    from lab.grading import classroom
+    from lab.model.implementation import UsageError
+    from lab.sandbox import confinement
+    from lab.text.messages import say
+
+    lang, root = settings.lang, Path(arguments.dir)
+    if not arguments.dir or not root.is_dir():
+        raise UsageError(say("command.class_dir", lang, dir=arguments.dir))
+    if classroom.is_one_learner(root):
+        raise UsageError(say("class.is_a_learner", lang, dir=arguments.dir))
+    if not confinement.available():  # a class's verdicts must hold against code that cheats
+        raise UsageError(say("needs_bubblewrap", lang))
+    if arguments.no_mutants:
+        print(say("class.no_predictions", lang))
+
+    def progress(submission, done, count):
+        print(classroom.progress_line(submission, done, count, lang), flush=True)
+
+    outcome = classroom.check_class(
+        root.resolve(), settings.time_limit, lang, settings.budget, arguments.jobs or None, not arguments.no_mutants,
+        use_cache=not arguments.regrade_all, on_done=progress,
+    )
+    markdown, table = classroom.write(outcome, settings.out, lang, bom=not arguments.no_bom)
+    for row in classroom.table(outcome, lang)[1:]:
+        print(row[-1])
+    if outcome.changes:
+        print("\n".join([say("class.changes_heading", lang), *outcome.changes]))
+    elif outcome.changes is not None:
+        print(say("class.no_changes", lang))
+    print(f"{markdown}\n{table}\n{settings.out / 'grades.csv'}")
+    return outcome.exit_status

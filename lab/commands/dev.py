@@ -1,0 +1,51 @@
+"""`python -m lab dev check` and `python -m lab dev new-step NAME`: the course kept whole, for its authors.
+
+Like rustlings' `dev check`: the manifest against the tree, every stub unsolved, the reference
+solved, every clause checked and broken by a mutant (or the manifest says why not). `new-step`
+scaffolds the next step's folders and manifest entry; the author then writes its contract,
+reference, checks and mutants, and `dev check` says what is still missing.
+"""
+
+from lab.commands import options
+
+NAME = "dev"
+MAKE_TARGETS = ("dev-check",)
+
+
+def add_arguments(parser):
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
+    check = actions.add_parser("check", help="the course against its tree, then every stub, the reference and every mutant run")
+    check.add_argument("--no-run", action="store_true", help="only the manifest against the tree: run no check")
+    options.time_limit(check)
+    new = actions.add_parser("new-step", help="scaffold the next step: its folders, stub, prediction template and manifest entry")
+    new.add_argument("name", help="the step's folder name without its number, e.g. release-all")
+    new.add_argument("--function", help="the function the step writes (default: NAME with _ for -)")
+    new.add_argument("--parameters", default="path,job_id", help="its parameters, comma-separated (default path,job_id)")
+    for action in (check, new):
+        options.lang(action)
+
+
+def run(arguments, settings):
+    from lab.model.status import ExitStatus
+
+    if arguments.action == "new-step":
+        from lab.dev.new_step import new_step
+
+        function = arguments.function or arguments.name.replace("-", "_")
+        for path in new_step(settings.root, arguments.name, function, tuple(arguments.parameters.split(","))):
+            print(path)
+        return ExitStatus.ALL_PASS
+    return _check(arguments, settings)
+
+
+def _check(arguments, settings):
+    from lab.dev import tree
+    from lab.model.status import ExitStatus
+
+    found = tree.problems(settings.root)
+    if not found and not arguments.no_run:
+        from lab.dev import runs
+
+        found = runs.problems(settings.time_limit, settings.lang)
+    print("\n".join(found) or "dev check: the course and its tree agree" + ("" if arguments.no_run else "; stubs fail, the reference passes, every mutant is caught"))
+    return ExitStatus.LAB_BROKEN if found else ExitStatus.ALL_PASS

@@ -1,0 +1,28 @@
+"""`python -m lab language ja`: remember the language of every command for this checkout."""
+
+from lab.commands import options
+
+NAME = "language"
+MAKE_TARGETS = ("language",)
+
+
+def add_arguments(parser):
+    parser.add_argument("choice", nargs="?", default="", help="en or ja")
+    options.lang(parser)
+
+
+def run(arguments, settings):
+    from lab.model.implementation import UsageError
+    from lab.model.status import ExitStatus
+    from lab.text.language import LANGUAGES, remember
+    from lab.text.messages import words_of
+
+    choice = arguments.choice.strip()
+    if choice not in LANGUAGES:
+        if choice:
+            raise UsageError(words_of("learner", settings.lang)("language_usage", choice=choice))
+        print(words_of("learner", settings.lang)("language_now"))
+        return ExitStatus.ALL_PASS
+    remember(choice, settings.root)
+    print(words_of("learner", choice)("language_set"))
+    return ExitStatus.ALL_PASS

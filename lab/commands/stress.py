@@ -1,0 +1,29 @@
+"""`python -m lab stress`: processes, stalls, clock jumps and SIGKILLs over IMPL's artifact; every fence and result verified."""
+
+from lab.commands import options
+
+NAME = "stress"
+MAKE_TARGETS = ("stress",)
+
+
+def add_arguments(parser):
+    options.impl(parser)
+    options.lang(parser)
+    parser.add_argument("--seconds", type=float, default=3.0, help="how long the workers run (default 3)")
+    parser.add_argument("--seed", type=int, default=None, help="the schedule's seed (default: a new one, printed)")
+    parser.add_argument("--workers", type=int, default=4, help="worker processes at a time (default 4)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the database and the logs in DIR")
+
+
+def run(arguments, settings):
+    from lab.commands.numbers import positive
+    from lab.field import stress
+    from lab.field.artifact import reported
+
+    positive(arguments.seconds, "--seconds", settings.lang)
+    positive(arguments.workers, "--workers", settings.lang)
+    return reported(
+        lambda: stress.main(
+            settings.impl, settings.impl_label, arguments.seconds, arguments.seed, arguments.workers, arguments.keep, settings.lang
+        )
+    )

@@ -1,0 +1,23 @@
+"""`python -m lab watch N`: check step N again whenever a file under steps/ changes (Ctrl-C stops)."""
+
+from lab.commands import options
+
+NAME = "watch"
+MAKE_TARGETS = ("watch",)
+
+
+def add_arguments(parser):
+    options.step(parser)
+    options.lang(parser)
+    options.no_mutants(parser)
+    parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
+    options.time_limit(parser)
+
+
+def run(arguments, settings):
+    from lab.commands.steps import one_step
+    from lab.learner.watch import watch
+
+    step = one_step(arguments.step, NAME, settings.lang)
+    flags = ["--time-limit", f"{settings.time_limit:g}"] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
+    return watch(step, flags, settings.lang, settings.root)

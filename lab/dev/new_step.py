@@ -1,0 +1,69 @@
+"""`dev new-step NAME`: the next step's folders, stub, contracts, prediction template and manifest entry.
+
+Everything here is made from course.toml and the step's name; what only the author can write
+(the contract's clauses, the reference, the checks, the mutants, the titles and hints) is left
+as a TODO that `dev check` and `make test` point at until it is written. Every prediction
+template is written again: each names the course's step count, which has just grown.
+"""
+
+from lab.grading.predictions import PREDICTION_FILE
+from lab.model.course import load_course
+from lab.model.implementation import STEP_FILE, UsageError
+from lab.model.prediction_template import prediction_template
+
+STUB = '''def {function}({signature}):
+    """TODO: what {function} returns, in one line.
+
+    See CONTRACT.md (C{n}.1).
+    """
+    # TODO(step {n}): replace this line with your implementation.
+    raise NotImplementedError("step {n} is not implemented yet")
+'''
+REFERENCE = '''def {function}({signature}):
+    """TODO: the reference implementation of step {n}."""
+    raise NotImplementedError("the reference of step {n} is not written yet")
+'''
+CONTRACT = {
+    "en": "# Step {n} · `{function}`: TODO\n\n```python\n{function}({signature})\n```\n\n## Contract\n\n- **C{n}.1** TODO\n",
+    "ja": "# ステップ {n} · `{function}`: TODO\n\n```python\n{function}({signature})\n```\n\n## 契約\n\n- **C{n}.1** TODO\n",
+}
+ENTRY = '''
+[[steps]]
+dir = "{dir}"
+function = "{function}"
+parameters = [{parameters}]
+snippet = "TODO: the broken change to review, as the worksheet quotes it"
+title.en = "TODO"
+title.ja = "TODO"
+hints.en = ["TODO: a question that leads to the contract"]
+hints.ja = ["TODO: 契約へ導く問い"]
+'''
+
+
+def new_step(root, name, function, parameters):
+    """Write the next step of the course at root; the paths written, course.toml first."""
+    course = load_course(root)
+    number = len(course) + 1
+    folder = f"{number:02d}-{name}"
+    taken = {step.dir[3:] for step in course} | {step.function for step in course}
+    if not name.replace("-", "").isalnum() or not function.isidentifier() or {name, function} & taken:
+        raise UsageError(f"dev new-step: {name} ({function}) is not a new step name and function")
+    values = {"n": number, "function": function, "signature": ", ".join(parameters)}
+    manifest = root / "course.toml"
+    entry = ENTRY.format(dir=folder, function=function, parameters=", ".join(f'"{p}"' for p in parameters))
+    manifest.write_text(manifest.read_text(encoding="utf-8") + entry, encoding="utf-8")
+    load_course.cache_clear()
+    course = load_course(root)
+    written = [manifest]
+    files = {
+        root / "steps" / folder / STEP_FILE: STUB.format(**values),
+        root / "steps" / folder / "CONTRACT.md": CONTRACT["en"].format(**values),
+        root / "steps" / folder / "CONTRACT.ja.md": CONTRACT["ja"].format(**values),
+        root / "solutions" / folder / STEP_FILE: REFERENCE.format(**values),
+        **{root / "steps" / step.dir / PREDICTION_FILE: prediction_template(step, course) for step in course},
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

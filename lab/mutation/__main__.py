@@ -1,7 +1,0 @@
-"""``python -m lab.mutation …``: the same as ``python -m lab mutation …``."""
-
-import sys
-
-from lab.__main__ import main
-
-sys.exit(main(["mutation", *sys.argv[1:]]))
