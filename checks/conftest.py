@@ -15,6 +15,7 @@ from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.targets import Plan, Target
 from lab.sandbox.local import LocalModule
+from lab.sandbox.opened import opened
 
 # The same examples on every run (derandomize), and no example database in the repository:
 # a learner must see the same report for the same code.
@@ -104,7 +105,7 @@ def lease(request):
     a channel (lab/sandbox/remote.py).
     """
     step, record = step_of(request.node), os.environ.get("LEASE_LAB_PARTITIONS")
-    with request.param.opened(step, PLAN) as module:
+    with opened(request.param, step, PLAN) as module:
         if record:  # tests/test_partitions.py counts the kinds of input each step's checks reach
             from partitions import Recording  # only then: the predictions' plugin loads this file alone
 

@@ -11,7 +11,10 @@ next is decided by the locks the held call holds, never by a race of the clock:
 - no lock: the claim runs to its end, then the call goes on.
 
 Afterwards the two answers and the stored row must be those of one of the two serial orders, the
-claim first or the call first, as the model of the contract (model.py) computes them.
+claim first or the call first, as the model of the contract (model.py) computes them. When the
+held call is itself a claim, a collision of the two claims (one raises, or both win one
+generation: fewer new fences stored than winners) breaks the one-winner clause, C4.6, rather
+than the call's own.
 """
 
 import sqlite3
@@ -39,10 +42,10 @@ SCENARIOS = {
 }
 
 
-def check_interleavings(lease, new_db, name, clause, other):
+def check_interleavings(lease, new_db, name, clause, other, collision=None):
     """Race another worker's claim (`other`: code the learner did not write, so that only the
     database can keep the two apart) against `name` between each two of its statements; fail
-    naming `clause`."""
+    naming `clause`, or `collision` when two claims collide."""
     stored, args, claim_args = SCENARIOS[name]
     called, claimed = describe(name, ("db", *args)), describe("claim", ("db", *claim_args))
     orders = _serial_orders(stored, (name, args), ("claim", claim_args))
@@ -58,7 +61,8 @@ def check_interleavings(lease, new_db, name, clause, other):
         if got is None:
             continue
         if not any(all(_same(g, w) for g, w in zip(got, want)) and got[2] == want[2] for want in orders.values()):
-            raise ClauseBroken(clause, _message(called, claimed, k, statements, got, orders))
+            broken = collision if collision and _collided(stored, got) else clause
+            raise ClauseBroken(broken, _message(called, claimed, k, statements, got, orders))
 
 
 def _prepared(new_db, stored):
@@ -104,6 +108,16 @@ def _interleaved(lease, other, db, call, claim, k, called):
     if isinstance(answer, NotImplementedError) or isinstance(claimed, NotImplementedError):
         raise NotImplementedYet(called)
     return answer, claimed, row(db, "job")
+
+
+def _collided(stored, got):
+    """True when one of two racing claims raised, or both returned a fence while the stored
+    fence grew by less than two (both won the same generation)."""
+    *answers, after = got
+    if any(isinstance(answer, BaseException) for answer in answers):
+        return True
+    winners = sum(answer is not None for answer in answers)
+    return winners == 2 and after is not None and after["fence"] - stored.get("fence", 0) < winners
 
 
 def _lock_held(db):

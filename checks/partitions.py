@@ -88,6 +88,12 @@ def _several_with_same_owner_and_fence(args, rows):
     )
 
 
+def _shorter_lease(args, rows):
+    """A renewal of a leased row whose now + ttl (ttl accepted) lies before the stored until."""
+    now, ttl = args[3], args[4]
+    return _leased(args, rows) and ttl > 0 and now + ttl < _target(args, rows)["until"]
+
+
 def _ttl_refused(at):
     return lambda args, rows: args[at] <= 0
 
@@ -136,7 +142,11 @@ PARTITIONS = {
         **ROW_KINDS,
         **_times(2),
     },
-    "renew": {"ttl 0 or below": _ttl_refused(4), **ROW_KINDS, **FENCES, **_times(3)},
+    "renew": {
+        "ttl 0 or below": _ttl_refused(4),
+        "now + ttl before the stored until (a shorter lease)": _shorter_lease,
+        **ROW_KINDS, **FENCES, **_times(3),
+    },
     "complete": {**ROW_KINDS, **FENCES, **_times(3)},
     "release": {**ROW_KINDS, **FENCES},
     "claim_many": {

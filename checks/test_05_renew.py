@@ -39,6 +39,18 @@ def test_renew_extends_a_current_lease_to_now_plus_ttl(lease, db):
     assert stored == want, explain(called, stored, en=f"{want}: until = now + ttl, the rest unchanged", ja=f"{want} (until = now + ttl、他は変わらない)")
 
 
+@pytest.mark.clause("C5.2")
+def test_renew_with_a_short_ttl_shortens_the_lease_to_now_plus_ttl(lease, db):
+    seed(db, "job", owner="A", until=30.0, fence=1)
+    got, called = call(lease, "renew", db, "job", "A", 1, 12.0, 5.0)
+    assert got is True, explain(called, got, en="True: A holds fence 1 until 30 > now=12", ja="True (A は fence 1 を until=30 > now=12 まで保持)")
+    stored = row(db, "job")
+    assert stored["until"] == 17.0, explain(
+        called, stored, en="until 17 = now + ttl, below the stored 30: a renewal sets until, it never keeps the later one",
+        ja="until は now + ttl = 17 (保存されていた 30 より前)。延長は until を設定し直し、遅い方を残すのではない",
+    )
+
+
 @pytest.mark.clause("C5.3")
 def test_renew_refuses_a_lease_at_the_moment_it_expires(lease, db):
     seed(db, "job", owner="A", until=15.0, fence=1)

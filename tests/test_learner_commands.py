@@ -17,6 +17,7 @@ from lab.learner import completion, verdicts, watch
 from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
+from lab.store import Store
 from lab.text.messages import words_of
 
 COURSE = load_course()
@@ -87,7 +88,7 @@ def test_progress_shows_each_state_and_the_next_step_then_answers_from_the_cache
 
 
 def _results_of(root, number):
-    found, _ = verdicts.cached(root / "steps", root)
+    found, _ = verdicts.cached(root / "steps", Store(root))
     return range(found[number]["count"])
 
 
@@ -228,14 +229,14 @@ def test_a_check_step_records_verdicts_under_the_code_it_checked_never_under_a_l
     from lab.grading.check import check
 
     steps = checkout / "steps"
-    known = verdicts.keys_before_check(steps, checkout)
+    known = verdicts.keys_before_check(steps, Store(checkout))
     outcome = check(steps, (1, 2), (), impl_label="steps")
     state = steps / COURSE[1].dir / STEP_FILE
-    verdicts.record_check(known, outcome, checkout)
-    assert verdicts.cached(steps, checkout)[0][2]["status"] == "passed"
+    verdicts.record_check(known, outcome, Store(checkout))
+    assert verdicts.cached(steps, Store(checkout))[0][2]["status"] == "passed"
     state.write_text(state.read_text() + "\nSAVED_WHILE_THE_CHECK_RAN = True\n")
-    assert verdicts.cached(steps, checkout)[0][2] is None
-    assert verdicts.keys_before_check(LAB_ROOT / "solutions", checkout) is None
+    assert verdicts.cached(steps, Store(checkout))[0][2] is None
+    assert verdicts.keys_before_check(LAB_ROOT / "solutions", Store(checkout)) is None
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

@@ -11,10 +11,10 @@ from rich.console import Console
 from lab import cache
 from lab.grading import kill_matrix
 from lab.grading.check import check
-from lab.learner.diff import marked
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
 from lab.reporters import terminal as report
+from lab.reporters.diff import marked
 from lab.running.runner import Result
 
 # Every sentence of the checker and of the learner's commands is in the catalogue (lab/text/): its

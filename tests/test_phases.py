@@ -10,10 +10,11 @@ from rich.console import Console
 from lab.grading import predictions
 from lab.grading.check import CheckRun, MutantVerdict
 from lab.learner.compared import Seen
-from lab.model.course import load_course
+from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
 from lab.reporters import terminal as report
 from lab.running.runner import Result
+from lab.store import Store
 
 COURSE = load_course()
 MUTANTS = load_mutants()
@@ -113,14 +114,14 @@ def test_a_compare_phase_once_seen_folds_to_one_line_until_show_mutants_or_a_new
     prediction_file = tmp_path / "steps" / step.dir / "prediction.py"
     prediction_file.write_text("def test_my_prediction(lease, db):\n    assert True\n")
     outcome = run_of(4, True, written)
-    first = rendered(outcome, "en", seen=Seen(tmp_path))
+    first = rendered(outcome, "en", seen=Seen(Store(tmp_path)))
     assert "caught by:" in first
-    later = rendered(outcome, "en", seen=Seen(tmp_path))
+    later = rendered(outcome, "en", seen=Seen(Store(tmp_path)))
     assert "caught by:" not in later and f"Mutants of step 4: the checks catch {STEP_4_MUTANTS} of {STEP_4_MUTANTS}; your prediction catches 4 of {STEP_4_MUTANTS}" in later
     assert "SHOW=mutants" in later and len(later.splitlines()) < len(first.splitlines()) - 20
-    assert "caught by:" in rendered(outcome, "en", seen=Seen(tmp_path), expand=True)
+    assert "caught by:" in rendered(outcome, "en", seen=Seen(Store(tmp_path)), expand=True)
     prediction_file.write_text("def test_my_prediction(lease, db):\n    assert False\n")
-    assert "caught by:" in rendered(outcome, "en", seen=Seen(tmp_path))  # a new prediction: compared again
+    assert "caught by:" in rendered(outcome, "en", seen=Seen(Store(tmp_path)))  # a new prediction: compared again
 
 
 def test_a_failed_prediction_names_the_call_as_written_not_by_its_repr():
@@ -157,7 +158,7 @@ def test_make_watch_of_a_failing_step_fits_an_80_by_24_terminal_and_ends_with_th
     results.append(Result("n4x", "test_claim_wins_at_the_moment_the_lease_expires", "steps", 4, ["C4.5"], "failed", FAILURE, 0.0))
     outcome = run_of(4, False, written)
     outcome.steps, outcome.results = (1, 2, 3, 4), results
-    text = run_line(COURSE[3], lang, report.LAB_ROOT, {("modified", "steps/04-claim/step.py")}) + "\n" + rendered(outcome, lang)
+    text = run_line(COURSE[3], lang, LAB_ROOT, {("modified", "steps/04-claim/step.py")}) + "\n" + rendered(outcome, lang)
     assert rows(text) <= 24, text
     tail = text.rstrip().splitlines()
     failure = max(i for i, line in enumerate(tail) if "test_claim_wins_at_the_moment_the_lease_expires" in line)

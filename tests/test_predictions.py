@@ -16,6 +16,7 @@ from lab import cache
 from lab.grading import kill_matrix, predictions
 from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
+from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.pristine import prediction_text, write_stubs
 from lab.model.status import ExitStatus
 from lab.reporters import results_json
@@ -46,7 +47,7 @@ def steps_with(folder, text, step=STEP_4, solutions=True):
         shutil.copytree(LAB_ROOT / "solutions", folder)
     (folder / step.dir).mkdir(parents=True, exist_ok=True)
     if text is not None:
-        (folder / step.dir / predictions.PREDICTION_FILE).write_text(text, encoding="utf-8")
+        (folder / step.dir / PREDICTION_FILE).write_text(text, encoding="utf-8")
     return folder
 
 
@@ -80,11 +81,11 @@ def test_a_prediction_that_rejects_correct_code_says_why(three_predictions):
 
 
 def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, monkeypatch):
-    template = (LAB_ROOT / "steps" / STEP_4.dir / predictions.PREDICTION_FILE).read_text(encoding="utf-8")
+    template = (LAB_ROOT / "steps" / STEP_4.dir / PREDICTION_FILE).read_text(encoding="utf-8")
     assert prediction_text(STEP_4) == template  # the shipped text, from git (lab/model/pristine.py)
     for text in (template, template.replace("    raise", "    pass\n    raise"), template + "\n# notes\n", "", None):
-        assert not predictions.holds_a_prediction(text)
-    assert predictions.holds_a_prediction(CATCHES) and predictions.holds_a_prediction("def test_my_prediction(:\n")
+        assert not holds_a_prediction(text)
+    assert holds_a_prediction(CATCHES) and holds_a_prediction("def test_my_prediction(:\n")
     monkeypatch.setattr(predictions, "run", lambda *a, **k: pytest.fail("an untouched template ran"))
     found = predictions.run_predictions(steps_with(tmp_path / "s", template, solutions=False), (4,), use_cache=False)
     assert [p.status for p in found] == [predictions.NO_PREDICTION]
@@ -92,10 +93,10 @@ def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, m
 
 def test_every_step_ships_an_untouched_template_that_names_what_to_write():
     for step in load_course():
-        text = (LAB_ROOT / "steps" / step.dir / predictions.PREDICTION_FILE).read_text(encoding="utf-8")
+        text = (LAB_ROOT / "steps" / step.dir / PREDICTION_FILE).read_text(encoding="utf-8")
         assert "def test_my_prediction(lease, db):" in text and "レビューする誤った変更" in text
-        assert "the broken change to review" in text and not predictions.holds_a_prediction(text)
-        assert not (LAB_ROOT / "solutions" / step.dir / predictions.PREDICTION_FILE).exists()
+        assert "the broken change to review" in text and not holds_a_prediction(text)
+        assert not (LAB_ROOT / "solutions" / step.dir / PREDICTION_FILE).exists()
 
 
 def test_a_warm_run_reads_the_verdicts_from_the_cache(tmp_path, monkeypatch):
@@ -105,7 +106,7 @@ def test_a_warm_run_reads_the_verdicts_from_the_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(predictions, "run", lambda *a, **k: pytest.fail("a cached prediction ran again"))
     again = predictions.run_predictions(folder, (4,))[0]
     assert again.cached and not first.cached and again.outcomes == first.outcomes
-    (folder / STEP_4.dir / predictions.PREDICTION_FILE).write_text(CATCHES, encoding="utf-8")
+    (folder / STEP_4.dir / PREDICTION_FILE).write_text(CATCHES, encoding="utf-8")
     with pytest.raises(pytest.fail.Exception):  # a new text is a new key
         predictions.run_predictions(folder, (4,))
 
@@ -153,7 +154,7 @@ def rendered(outcome, lang="en"):
 def stub_step_1(tmp_path_factory):
     """The stubs as shipped with step 1's template: step 1 neither passes nor has a prediction."""
     folder = write_stubs(tmp_path_factory.mktemp("stubs") / "steps")
-    shutil.copy(LAB_ROOT / "steps" / "01-init-db" / predictions.PREDICTION_FILE, folder / "01-init-db")
+    shutil.copy(LAB_ROOT / "steps" / "01-init-db" / PREDICTION_FILE, folder / "01-init-db")
     return check(folder, (1,), (1,), time_limit=10, impl_label="steps")
 
 

@@ -16,6 +16,7 @@ import pytest
 from lab.model.course import LAB_ROOT
 from lab.model.implementation import Implementation, SourceFile
 from lab.model.outcomes import LearnerProcessLost
+from lab.process import LEARNER
 from lab.sandbox import confinement
 from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import load
@@ -59,8 +60,8 @@ def look():
     finally:
         process.kill()
     assert (lab_seen, shm, uid) == (False, [], 65534)
-    assert memory == (confinement.MEMORY, confinement.MEMORY)
-    assert file_size == (confinement.FILE_SIZE, confinement.FILE_SIZE)
+    assert memory == (LEARNER.memory, LEARNER.memory)
+    assert file_size == (LEARNER.file_size, LEARNER.file_size)
     assert cwd == str(scratch)
 
 
@@ -187,7 +188,7 @@ def claim(path, job_id, owner, now, ttl):
         started = lease.claim("db", "job", "A", 10.0, 5.0)
     finally:
         process.kill()
-    assert started < confinement.PROCESSES
+    assert started < LEARNER.processes
 
 
 def test_unconfined_learner_processes_work_the_same_way(scratch):

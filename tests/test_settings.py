@@ -15,9 +15,11 @@ from lab.learner.prediction_status import prediction_line
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.defaults import CHECK_BUDGET, CLASS_BUDGET, TIME_LIMIT
 from lab.model.mutants import load_mutants
+from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.pristine import write_stubs
 from lab.model.status import ExitStatus
 from lab.settings import Settings
+from lab.store import Store
 from lab.text.messages import words_of
 
 STEP_4 = load_course()[3]
@@ -65,18 +67,18 @@ def test_every_default_is_the_one_written_in_lab_model_defaults():
 
 def test_progress_finds_the_prediction_a_check_ran_with_another_time_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
-    steps = write_stubs(tmp_path / "steps")
-    (steps / STEP_4.dir / predictions.PREDICTION_FILE).write_text(
+    steps, store = write_stubs(tmp_path / "steps"), Store(tmp_path)
+    (steps / STEP_4.dir / PREDICTION_FILE).write_text(
         "def test_my_prediction(lease, db):\n    lease.enqueue(db, 'job')\n    assert lease.claim(db, 'job', 'A', now=0, ttl=10) == 1\n",
         encoding="utf-8",
     )
     words = words_of("learner", "en")
-    assert prediction_line(steps, STEP_4, "en", tmp_path).startswith(words("prediction_written"))
+    assert prediction_line(steps, STEP_4, store, "en").startswith(words("prediction_written"))
     # What `make check-step 4 TIME_LIMIT=20` does: the prediction runs, the check is recorded.
     ran = predictions.run_predictions(steps, (4,), time_limit=20)[0]
-    known = verdicts.keys_before_check(steps, tmp_path)
-    verdicts.record_check(known, SimpleNamespace(results=[], steps=(4,)), tmp_path, time_limit=20)
-    assert verdicts.last_time_limit(tmp_path) == 20.0
+    known = verdicts.keys_before_check(steps, store)
+    verdicts.record_check(known, SimpleNamespace(results=[], steps=(4,)), store, time_limit=20)
+    assert verdicts.last_time_limit(store) == 20.0
     mutants = sum(m.step == 4 for m in load_mutants())
     result = words("prediction_catches", caught=ran.caught_count, count=mutants)  # at now == until=0 the lease is free
-    assert prediction_line(steps, STEP_4, "en", tmp_path) == words("prediction_result", result=result)
+    assert prediction_line(steps, STEP_4, store, "en") == words("prediction_result", result=result)

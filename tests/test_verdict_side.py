@@ -25,6 +25,7 @@ from lab.grading import kill_matrix, predictions
 from lab.grading.submission import find_submissions
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import MAX_FILE
+from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.targets import Plan, Target
 from lab.running import prediction_plugin
 from lab.running.runner import _check_files, _probed, _seen_by_child, run
@@ -133,14 +134,14 @@ class Replies:
     def wait(self, timeout=None):
         return 0
 
-    def kill(self):
+    def end(self):
         pass
 
 
 def channel_reading(lines, asked=()):
     """A LearnerProcess whose replies are `lines`, with the requests `asked` sent first."""
     process = channel.LearnerProcess.__new__(channel.LearnerProcess)
-    process.popen, process.group = Replies(lines), None
+    process.popen = Replies(lines)
     process.replies, process.lost, process.awaited, process.held = {}, None, set(asked), 0
     process.arrived, process.on_event = threading.Condition(), None
     process.ending = threading.RLock()
@@ -171,7 +172,7 @@ def test_a_hidden_class_folder_gets_a_row_saying_why_it_is_not_graded(tmp_path):
 
 def steps_with_prediction(folder, write):
     shutil.copytree(LAB_ROOT / "solutions", folder)
-    write(folder / STEP_4.dir / predictions.PREDICTION_FILE)
+    write(folder / STEP_4.dir / PREDICTION_FILE)
     return folder
 
 
@@ -184,14 +185,14 @@ def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind)
     secret.write_text("SECRET = 'host file'\ndef test_my_prediction(lease, db):\n    pass\n", encoding="utf-8")
     folder = tmp_path / "steps"
     shutil.copytree(LAB_ROOT / "solutions", folder)
-    target = folder / STEP_4.dir / predictions.PREDICTION_FILE
+    target = folder / STEP_4.dir / PREDICTION_FILE
     target.unlink(missing_ok=True)
     if kind == "link":
         target.symlink_to(secret)
     elif kind == "linked-folder":
         shutil.rmtree(folder / STEP_4.dir)
         (tmp_path / "elsewhere").mkdir()
-        shutil.copy(secret, tmp_path / "elsewhere" / predictions.PREDICTION_FILE)
+        shutil.copy(secret, tmp_path / "elsewhere" / PREDICTION_FILE)
         (folder / STEP_4.dir).symlink_to(tmp_path / "elsewhere")
     elif kind == "fifo":
         os.mkfifo(target)

@@ -33,14 +33,17 @@ def run(arguments, settings):
     from lab.commands.steps import checked_steps
     from lab.grading import check as checking
     from lab.learner.compared import Seen
+    from lab.learner.completion import closing_lines
     from lab.learner.verdicts import keys_before_check, record_check
     from lab.reporters import exercism, junit, results_json
     from lab.reporters import terminal as report
     from lab.sandbox import confinement
+    from lab.store import Store
     from lab.text.messages import say
 
     steps, mutant_steps = checked_steps(arguments.step.strip(), settings.lang)
-    known = keys_before_check(settings.impl, settings.root)  # make progress reads the verdicts of the learner's steps/
+    store = Store(settings.root)
+    known = keys_before_check(settings.impl, store)  # make progress reads the verdicts of the learner's steps/
     if not confinement.available():
         print(say("unconfined", settings.lang), file=sys.stderr)
     outcome = checking.check(
@@ -48,9 +51,13 @@ def run(arguments, settings):
         settings.impl_label, strict=arguments.strict, budget=settings.budget,
     )
     outcome.show_all = arguments.show == "all"
-    seen = Seen(settings.root) if known is not None else None  # the learner's own steps/: later runs fold what was seen
-    report.render(outcome, settings.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=settings.impl)
-    record_check(known, outcome, settings.root, settings.time_limit)
+    seen = Seen(store) if known is not None else None  # the learner's own steps/: later runs fold what was seen
+    closing = closing_lines(outcome, settings.lang, store.root) if seen is not None else []  # the course's end writes ANSWERS.md
+    report.render(
+        outcome, settings.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=settings.impl,
+        closing=closing,
+    )
+    record_check(known, outcome, store, settings.time_limit)
     for path, writer in ((arguments.json, results_json), (arguments.junit, junit), (arguments.exercism, exercism)):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

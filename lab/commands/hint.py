@@ -16,7 +16,8 @@ def run(arguments, settings):
     from lab.commands.steps import one_step
     from lab.learner.hint import hint
     from lab.model.status import ExitStatus
+    from lab.store import Store
 
     step = one_step(arguments.step, NAME, settings.lang)
-    print("\n".join(hint(step, settings.lang, arguments.all, settings.root)))
+    print("\n".join(hint(step, Store(settings.root), settings.lang, arguments.all)))
     return ExitStatus.ALL_PASS

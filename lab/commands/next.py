@@ -13,7 +13,9 @@ def add_arguments(parser):
 def run(arguments, settings):
     from lab.learner import progress
     from lab.model.status import ExitStatus
+    from lab.store import Store
 
-    states = progress.step_states(settings.root / "steps", settings.lang, settings.root)[0]
-    print("\n".join(progress.next_lines(states, settings.lang, settings.root)))
+    store = Store(settings.root)
+    states = progress.step_states(store.root / "steps", store, settings.lang)[0]
+    print("\n".join(progress.next_lines(states, store, settings.lang)))
     return ExitStatus.ALL_PASS

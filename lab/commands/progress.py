@@ -13,6 +13,7 @@ def add_arguments(parser):
 def run(arguments, settings):
     from lab.learner.progress import progress
     from lab.model.status import ExitStatus
+    from lab.store import Store
 
-    print("\n".join(progress(settings.lang, settings.root)))
+    print("\n".join(progress(Store(settings.root), settings.lang)))
     return ExitStatus.ALL_PASS

@@ -14,7 +14,8 @@ def add_arguments(parser):
 def run(arguments, settings):
     from lab.commands.steps import one_step
     from lab.learner.reset import reset
+    from lab.store import Store
 
-    status, lines = reset(one_step(arguments.step, NAME, settings.lang), settings.lang, settings.root)
+    status, lines = reset(one_step(arguments.step, NAME, settings.lang), Store(settings.root), settings.lang)
     print("\n".join(lines))
     return status

@@ -15,7 +15,8 @@ def add_arguments(parser):
 def run(arguments, settings):
     from lab.commands.steps import one_step
     from lab.learner.reset import restore
+    from lab.store import Store
 
-    status, lines = restore(one_step(arguments.step, NAME, settings.lang), settings.lang, settings.root, arguments.at)
+    status, lines = restore(one_step(arguments.step, NAME, settings.lang), Store(settings.root), settings.lang, arguments.at)
     print("\n".join(lines))
     return status

@@ -101,5 +101,11 @@ def _verdict(mutant, results):
     return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.status == "passed"])
 
 
+def step_results(impl_path, steps, time_limit=10.0, lang="en"):
+    """The checks of `steps` against the implementation at impl_path, without mutants or
+    predictions (make progress): one runner.Result per check."""
+    return run([Target("steps", tuple(steps), impl=str(impl_path))], time_limit, lang)
+
+
 def every_step():
     return tuple(step.number for step in load_course())

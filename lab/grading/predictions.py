@@ -9,7 +9,6 @@ reference is "rejects correct code". Its verdicts depend only on its text and th
 they are kept in the lab's cache store (lab.cache), keyed on both.
 """
 
-import ast
 import shutil
 import tempfile
 import time
@@ -23,12 +22,11 @@ from lab.model.course import PREDICTION_TEST, load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import MAX_FILE, assemble, display_path, read, source_file
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
+from lab.model.prediction_file import holds_a_prediction, prediction_path
 from lab.model.targets import Target
 from lab.running.runner import LabBroken, Result, run
 from lab.text.messages import say
 
-PREDICTION_FILE = "prediction.py"
-TEST_NAME = "test_my_prediction"
 REFERENCE = "solutions"
 PLUGIN = "lab.running.prediction_plugin"
 HOST = "lab.running.prediction_host"  # the runner's child for predictions: it runs them with PLUGIN
@@ -59,39 +57,6 @@ class Prediction:
 
     def catches_the_snippet(self, mutants):
         return self.status == WRITTEN and all(self.caught(m.id) for m in mutants if m.worksheet and m.step == self.step)
-
-
-def prediction_path(impl, step):
-    """Where step's prediction lives in a steps-like folder; None for a one-file implementation."""
-    impl = Path(impl)
-    return impl / step.dir / PREDICTION_FILE if impl.is_dir() else None
-
-
-def holds_a_prediction(text):
-    """False for a missing file or the template as shipped: test_my_prediction whose body only
-    raises NotImplementedError (or passes); True for anything else, even code that does not parse
-    (running it will say what is wrong)."""
-    if text is None:
-        return False
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return True
-    found = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == TEST_NAME]
-    if not found:
-        return bool([n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")])
-    return not all(_placeholder(statement) for statement in found[-1].body)
-
-
-def _placeholder(statement):
-    if isinstance(statement, ast.Pass):
-        return True
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):  # a docstring or ...
-        return True
-    if isinstance(statement, ast.Raise) and statement.exc is not None:
-        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
-        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
-    return False
 
 
 def read_prediction(impl, step):

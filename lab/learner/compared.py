@@ -5,18 +5,18 @@ prediction shows the compare phase in full once more; `SHOW=mutants` or `VERBOSE
 """
 
 from lab import cache
-from lab.learner.store import read_json, write_json
+from lab.model.prediction_file import PREDICTION_FILE
 
 FILE = "compared.json"
 
 
 class Seen:
-    def __init__(self, root):
-        self.root = root
-        self.known = read_json(root, FILE)
+    def __init__(self, store):
+        self.store = store
+        self.known = store.read(FILE)
 
     def key(self, step):
-        path = self.root / "steps" / step.dir / "prediction.py"
+        path = self.store.root / "steps" / step.dir / PREDICTION_FILE
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -31,6 +31,6 @@ class Seen:
             return
         self.known[str(number)] = key
         try:
-            write_json(self.root, FILE, self.known)
+            self.store.write(FILE, self.known)
         except OSError:  # a read-only checkout: the compare phase is shown in full again
             pass

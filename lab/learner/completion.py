@@ -9,8 +9,8 @@ answered, so that it never takes the place of the learner's own thinking.
 
 from pathlib import Path
 
-from lab.learner.store import shown
-from lab.model.course import closing_questions, load_course
+from lab.model.course import LAB_ROOT, closing_questions, load_course
+from lab.store import shown
 from lab.text.messages import words_of
 
 ANSWERS_FILE = "ANSWERS.md"
@@ -85,3 +85,12 @@ def completion_lines(steps_dir, lang="en", root=None):
             lines += [INDENT + words("your_answer")] + [INDENT + "  " + line for line in answer]
             lines += [INDENT + words("model_answer")] + [INDENT + "  " + line for line in closing.answer[lang].splitlines()]
     return lines + ([words("unanswered", count=missing, file=file)] if missing else [])
+def closing_lines(outcome, lang="en", root=LAB_ROOT):
+    """After a check of the learner's own steps/ that passes every step of the course: the lines
+    that end it (the answers file is written first when it is missing); otherwise none."""
+    steps_dir = root / "steps"
+    if len(outcome.steps) != len(load_course()) or (root / outcome.impl).resolve() != steps_dir.resolve():
+        return []
+    if not all(outcome.step_passes(number) for number in outcome.steps):
+        return []
+    return completion_lines(steps_dir, lang, root)

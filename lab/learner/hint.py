@@ -4,24 +4,22 @@ The hints of course.toml are questions that get more specific; reading them one 
 room to think before the next. What was seen is remembered per step in `.lab/hints.json`.
 """
 
-from lab.learner.store import read_json, write_json
-from lab.model.course import LAB_ROOT
 from lab.text.messages import words_of
 
 SEEN_FILE = "hints.json"
 
 
-def hint(step, lang="en", show_all=False, root=LAB_ROOT):
+def hint(step, store, lang="en", show_all=False):
     """The lines to print for `make hint N` (`ALL=1`: every question of the step)."""
     questions = step.hints[lang]
     title, words = step.title[lang], words_of("learner", lang)
     if show_all:
         lines = [words("hint_all", n=step.number, title=title, count=len(questions))]
         return lines + [f"  {i}. {q}" for i, q in enumerate(questions, start=1)]
-    seen = read_json(root, SEEN_FILE)
+    seen = store.read(SEEN_FILE)
     index = min(seen.get(str(step.number), 0) + 1, len(questions))
     seen[str(step.number)] = index
-    write_json(root, SEEN_FILE, seen)
+    store.write(SEEN_FILE, seen)
     lines = [words("hint", n=step.number, title=title, index=index, count=len(questions)), f"  {questions[index - 1]}"]
     last = index == len(questions)
     return lines + [words("hint_last" if last else "hint_more", n=step.number)]

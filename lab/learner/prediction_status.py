@@ -6,13 +6,12 @@ prediction, so that progress stays fast. A prediction not run yet says so and na
 
 from lab import cache
 from lab.learner.verdicts import last_time_limit
-from lab.model.course import LAB_ROOT
 from lab.model.mutants import load_mutants
 from lab.text.language import typed
 from lab.text.messages import words_of
 
 
-def prediction_line(steps_dir, step, lang="en", root=LAB_ROOT):
+def prediction_line(steps_dir, step, store, lang="en"):
     """One phrase, or None where the step folder has no prediction file.
 
     A prediction's verdicts depend on the time limit (a call that hangs is a verdict of its own),
@@ -27,7 +26,7 @@ def prediction_line(steps_dir, step, lang="en", root=LAB_ROOT):
     words = words_of("learner", lang)
     if not predictions.holds_a_prediction(text):
         return words("prediction_none")
-    found = _cached(predictions, step, text, lang, last_time_limit(root))
+    found = _cached(predictions, step, text, lang, last_time_limit(store))
     if found is None:
         return words("prediction_written") + typed(f" (`make check-step {step.number}`)", lang)
     return words("prediction_result", result=_phrase(predictions, found, lang))

@@ -5,22 +5,21 @@ verdict from lab/learner/verdicts.py; only a verdict missing for the code now in
 checked here (the steps' checks, no mutants), then cached, so a second call answers at once.
 """
 
+from lab.grading.check import step_results
 from lab.learner import verdicts
 from lab.learner.completion import completion_lines
 from lab.learner.prediction_status import prediction_line
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import is_stub
-from lab.model.targets import Target
-from lab.running.runner import run
 from lab.text.messages import words_of
 
 
-def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=TIME_LIMIT):
+def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
     """(step -> 'not_started' or its verdict dict, the steps that had to be checked now)."""
     course = load_course()
-    found, keys = verdicts.cached(steps_dir, root)
+    found, keys = verdicts.cached(steps_dir, store)
     states, to_run = {}, []
     for step in course:
         file = steps_dir / step.dir / STEP_FILE
@@ -32,8 +31,8 @@ def step_states(steps_dir, lang="en", root=LAB_ROOT, time_limit=TIME_LIMIT):
         else:
             states[step.number] = found[step.number]
     if to_run:
-        results = run([Target("steps", tuple(to_run), impl=str(steps_dir))], time_limit, lang)
-        verdicts.record(results, to_run, steps_dir, root, keys)
+        results = step_results(steps_dir, to_run, time_limit, lang)
+        verdicts.record(results, to_run, steps_dir, store, keys)
         states.update((n, verdicts.summarize([r for r in results if r.step == n])) for n in to_run)
     return states, to_run
 
@@ -43,28 +42,28 @@ def next_step(states):
     return next((n for n in sorted(states) if states[n] == "not_started" or states[n]["status"] != "passed"), None)
 
 
-def progress(lang="en", root=LAB_ROOT):
+def progress(store, lang="en"):
     """The lines of `make progress`."""
-    steps_dir = root / "steps"
-    states, checked = step_states(steps_dir, lang, root, verdicts.last_time_limit(root))
+    steps_dir = store.root / "steps"
+    states, checked = step_states(steps_dir, store, lang, verdicts.last_time_limit(store))
     course, words = load_course(), words_of("learner", lang)
     lines = [words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
     for step in course:
         state = states[step.number]
         mark = "·" if state == "not_started" else ("✔" if _passes(state) else "✘")
         line = f"  {mark} {step.number} {step.function:<11} {_describe(state, lang)}"
-        predicted = prediction_line(steps_dir, step, lang, root)
+        predicted = prediction_line(steps_dir, step, store, lang)
         lines.append(line + (f" · {predicted}" if predicted else ""))
     if checked:
         lines.append(words("computed", steps=words("separator").join(map(str, checked))))
-    return lines + [""] + next_lines(states, lang, root)
+    return lines + [""] + next_lines(states, store, lang)
 
 
-def next_lines(states, lang="en", root=LAB_ROOT):
+def next_lines(states, store, lang="en"):
     """What to do next: the first step not passing, or the end of the course."""
     number = next_step(states)
     if number is None:
-        return completion_lines(root / "steps", lang, root)
+        return completion_lines(store.root / "steps", lang, store.root)
     return [words_of("learner", lang)("next_step", n=number, title=load_course()[number - 1].title[lang])]
 
 

@@ -12,41 +12,41 @@ Each backup folder records who made it in MADE_BY. Nothing is ever deleted.
 import shutil
 from datetime import UTC, datetime
 
-from lab.learner.store import shown, state_dir
-from lab.model.course import LAB_ROOT
 from lab.model.implementation import STEP_FILE
+from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.pristine import NoPristineStub, is_stub, stub_text
 from lab.model.status import ExitStatus
+from lab.store import shown
 from lab.text.messages import words_of
 
-SAVED_FILES = (STEP_FILE, "prediction.py")
+SAVED_FILES = (STEP_FILE, PREDICTION_FILE)
 MADE_BY = ".made-by"  # "reset" or "restore": which command saved the folder
 
 
-def backups_dir(step, root=LAB_ROOT):
-    return state_dir(root) / "backups" / step.dir
+def backups_dir(step, store):
+    return store.folder / "backups" / step.dir
 
 
-def back_up(step, root=LAB_ROOT, made_by="reset"):
+def back_up(step, store, made_by="reset"):
     """Copy the step's files to a new timestamped folder; returns it."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
-    folder = backups_dir(step, root) / stamp
+    folder = backups_dir(step, store) / stamp
     suffix = 1
     while folder.exists():  # two resets within one second: both kept
         suffix += 1
-        folder = backups_dir(step, root) / f"{stamp}-{suffix}"
+        folder = backups_dir(step, store) / f"{stamp}-{suffix}"
     folder.mkdir(parents=True)
     for name in SAVED_FILES:
-        source = root / "steps" / step.dir / name
+        source = store.root / "steps" / step.dir / name
         if source.is_file():
             shutil.copy2(source, folder / name)
     (folder / MADE_BY).write_text(made_by + "\n", encoding="utf-8")
     return folder
 
 
-def saved(step, root=LAB_ROOT):
+def saved(step, store):
     """Every backup folder of the step, newest first."""
-    folder = backups_dir(step, root)
+    folder = backups_dir(step, store)
     return sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True) if folder.is_dir() else []
 
 
@@ -57,30 +57,30 @@ def made_by(folder):
         return "reset"
 
 
-def reset(step, lang="en", root=LAB_ROOT):
+def reset(step, store, lang="en"):
     """(exit status, lines): 0 when the stub is in place (reset now, or already)."""
     words = words_of("learner", lang)
     try:
         stub = stub_text(step)
     except NoPristineStub:
         return ExitStatus.SOME_FAIL, [words("no_stub", n=step.number)]
-    file = root / "steps" / step.dir / STEP_FILE
+    file = store.root / "steps" / step.dir / STEP_FILE
     if file.is_file() and file.read_text(encoding="utf-8", errors="replace") == stub:
         return ExitStatus.ALL_PASS, [words("already_stub", n=step.number)]
-    folder = back_up(step, root, made_by="reset")
+    folder = back_up(step, store, made_by="reset")
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(stub, encoding="utf-8")
-    return ExitStatus.ALL_PASS, [words("backed_up", n=step.number, folder=shown(folder, root)), words("reset_done", n=step.number, file=shown(file, root))]
+    return ExitStatus.ALL_PASS, [words("backed_up", n=step.number, folder=shown(folder, store.root)), words("reset_done", n=step.number, file=shown(file, store.root))]
 
 
-def restore(step, lang="en", root=LAB_ROOT, at=None):
+def restore(step, store, lang="en", at=None):
     """(exit status, lines): a backup back in place, the current files saved first: the one `at`
     names (its folder name, or its number in `make backups N`), else the newest that restore did
     not make itself."""
     words = words_of("learner", lang)
-    existing = saved(step, root)
+    existing = saved(step, store)
     if not existing:
-        return ExitStatus.SOME_FAIL, [words("no_backup", n=step.number, folder=shown(backups_dir(step, root), root))]
+        return ExitStatus.SOME_FAIL, [words("no_backup", n=step.number, folder=shown(backups_dir(step, store), store.root))]
     if at:
         chosen = [f for i, f in enumerate(existing, start=1) if at.strip() in (f.name, str(i))]
         if not chosen:
@@ -88,21 +88,21 @@ def restore(step, lang="en", root=LAB_ROOT, at=None):
     else:
         chosen = [f for f in existing if made_by(f) != "restore"] or existing
     source = chosen[0]
-    current = back_up(step, root, made_by="restore")
+    current = back_up(step, store, made_by="restore")
     for name in SAVED_FILES:
         if (source / name).is_file():
-            shutil.copy2(source / name, root / "steps" / step.dir / name)
-    lines = [words("backed_up", n=step.number, folder=shown(current, root)), words("restored", n=step.number, folder=shown(source, root))]
+            shutil.copy2(source / name, store.root / "steps" / step.dir / name)
+    lines = [words("backed_up", n=step.number, folder=shown(current, store.root)), words("restored", n=step.number, folder=shown(source, store.root))]
     return ExitStatus.ALL_PASS, lines + [words("backups_hint", n=step.number)]
 
 
-def listing(step, lang="en", root=LAB_ROOT):
+def listing(step, store, lang="en"):
     """(exit status, lines) of `make backups N`: every backup, newest first, what made it and what it holds."""
     words = words_of("learner", lang)
-    existing = saved(step, root)
+    existing = saved(step, store)
     if not existing:
-        return ExitStatus.ALL_PASS, [words("no_backup", n=step.number, folder=shown(backups_dir(step, root), root))]
-    lines = [words("backups_heading", n=step.number, count=len(existing), folder=shown(backups_dir(step, root), root))]
+        return ExitStatus.ALL_PASS, [words("no_backup", n=step.number, folder=shown(backups_dir(step, store), store.root))]
+    lines = [words("backups_heading", n=step.number, count=len(existing), folder=shown(backups_dir(step, store), store.root))]
     for number, folder in enumerate(existing, start=1):
         by = words("made_by_restore" if made_by(folder) == "restore" else "made_by_reset")
         lines.append(f"  {number:>2}. {folder.name}  {by}: {_holds(step, folder, words)}")
@@ -110,14 +110,12 @@ def listing(step, lang="en", root=LAB_ROOT):
 
 
 def _holds(step, folder, words):
-    from lab.grading.predictions import holds_a_prediction
-
     parts = []
     code = folder / STEP_FILE
     if code.is_file():
         text = code.read_text(encoding="utf-8", errors="replace")
         parts.append(words("holds_stub") if is_stub(text, step.number) else words("holds_code", lines=len(text.splitlines())))
-    prediction = folder / "prediction.py"
+    prediction = folder / PREDICTION_FILE
     if prediction.is_file():
         written = holds_a_prediction(prediction.read_text(encoding="utf-8", errors="replace"))
         parts.append(words("holds_prediction" if written else "holds_template"))

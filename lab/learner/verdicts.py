@@ -12,8 +12,7 @@ from pathlib import Path
 from lab import cache
 from lab.grading.checker_digest import checker_digest
 from lab.grading.reach import relevant_text
-from lab.learner.store import read_json, write_json
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import assemble, read
 
@@ -39,44 +38,44 @@ def summarize(results):
     return verdict
 
 
-def record(results, steps, steps_dir, root=LAB_ROOT, known=None):
+def record(results, steps, steps_dir, store, known=None):
     """Remember the verdicts of `steps` from a run's results (only the current keys are kept)."""
     known = known or keys(steps_dir)
-    cache = read_json(root, CACHE_FILE)
+    cache = store.read(CACHE_FILE)
     for number in steps:
         own = [r for r in results if r.step == number]
         if own:
             cache[known[number]] = summarize(own)
-    write_json(root, CACHE_FILE, {k: cache[k] for k in known.values() if k in cache})
+    store.write(CACHE_FILE, {k: cache[k] for k in known.values() if k in cache})
 
 
-def cached(steps_dir, root=LAB_ROOT):
+def cached(steps_dir, store):
     """(step -> verdict or None, the keys) for the code now in steps_dir."""
     known = keys(steps_dir)
-    cache = read_json(root, CACHE_FILE)
+    cache = store.read(CACHE_FILE)
     return {n: cache.get(k) for n, k in known.items()}, known
 
 
-def keys_before_check(impl_path, root=LAB_ROOT):
+def keys_before_check(impl_path, store):
     """The keys of the code about to be checked, when it is the learner's own steps/ (else None):
     taken before the run, so that an edit saved during it is never credited with its verdict."""
-    steps_dir = root / "steps"
+    steps_dir = store.root / "steps"
     return keys(steps_dir) if Path(impl_path).resolve() == steps_dir.resolve() else None
 
 
-def record_check(known, outcome, root=LAB_ROOT, time_limit=TIME_LIMIT):
+def record_check(known, outcome, store, time_limit=TIME_LIMIT):
     """After `make check-step N` of the learner's own steps/: remember its steps' verdicts, and the
     time limit it ran with (make progress reads the predictions cached under it)."""
     if known is None:
         return
     try:
-        record(outcome.results, outcome.steps, root / "steps", root, known)
-        write_json(root, LAST_CHECK_FILE, {"time_limit": float(time_limit)})
+        record(outcome.results, outcome.steps, store.root / "steps", store, known)
+        store.write(LAST_CHECK_FILE, {"time_limit": float(time_limit)})
     except OSError:  # a read-only checkout: progress will check again, nothing is lost
         pass
 
 
-def last_time_limit(root=LAB_ROOT):
+def last_time_limit(store):
     """The time limit of the learner's last check of steps/ (the default before the first)."""
-    found = read_json(root, LAST_CHECK_FILE).get("time_limit")
+    found = store.read(LAST_CHECK_FILE).get("time_limit")
     return float(found) if isinstance(found, (int, float)) and found > 0 else TIME_LIMIT

@@ -16,13 +16,15 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from lab.learner.store import shown
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
+from lab.process import spawn
+from lab.store import shown
 from lab.text.messages import words_of
 
 CLEAR = "\033[2J\033[H"
 WATCHED = (".py", ".md")
+INTERRUPTED_CHECK_ENDS = 10  # seconds a check interrupted by Ctrl-C has to clean up before it is ended
 
 
 def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=None):
@@ -66,15 +68,15 @@ def run_line(step, lang, root, started_by, now=None):
 def run_check(command, root):
     """Run one check to its end, its stderr shown after it; on Ctrl-C, interrupt it quietly."""
     with tempfile.TemporaryFile() as stderr:
-        child = subprocess.Popen(command, cwd=root, stderr=stderr, start_new_session=True)
+        child = spawn(command, cwd=root, stderr=stderr)
         try:
             child.wait()
         except KeyboardInterrupt:
             os.kill(child.pid, signal.SIGINT)  # its own clean-up runs: scratch folders are removed
             try:
-                child.wait(timeout=10)
+                child.wait(timeout=INTERRUPTED_CHECK_ENDS)
             except subprocess.TimeoutExpired:
-                child.kill()
+                child.end()
             raise
         stderr.seek(0)
         sys.stderr.write(stderr.read().decode(errors="replace"))

@@ -10,9 +10,9 @@ import shutil
 import subprocess
 from functools import cache
 
-from lab.grading.predictions import PREDICTION_FILE, holds_a_prediction
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
+from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 
 
 class NoPristineStub(Exception):

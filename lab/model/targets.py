@@ -7,7 +7,6 @@ parametrised over them inside the child process that runs pytest.
 import json
 import os
 import tempfile
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -17,8 +16,6 @@ from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import Implementation, SourceFile, load, read
 from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.model.outcomes import LoadFailure
-from lab.sandbox import remote
-from lab.sandbox.local import LocalModule
 from lab.text.messages import say
 
 PLAN_VARIABLE = "LEASE_LAB_PLAN"
@@ -49,20 +46,6 @@ class Target:
             function = load_course()[step - 1].function
             raise LoadFailure(say("cannot_check", lang, step=step, problem=loaded.problems[step], function=function))
         return loaded.module
-
-    @contextmanager
-    def opened(self, step, plan):
-        """What one check of `step` calls: the learner's files in a learner process of their own
-        (lab/sandbox/remote.py), the lab's own code in this one (lab/sandbox/local.py)."""
-        if self.impl:
-            with remote.opened(self, implementation_of(self), step, plan) as module:
-                yield module
-            return
-        module = LocalModule(self.module_for(step, plan.lang))
-        try:
-            yield module
-        finally:
-            module.close()
 
 
 @cache

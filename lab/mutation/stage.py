@@ -9,7 +9,6 @@ runs again only when the module's text changed.
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 from lab import cache
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
+from lab.process import spawn
 from lab.text.messages import Said
 
 STAGE_DIR = LAB_ROOT / ".mutmut-stage"
@@ -90,15 +90,15 @@ def generating(stage_dir=STAGE_DIR, workers=WORKERS):
     if _generated_from(stage_dir) == _source_key(stage_dir):
         yield None
         return
-    process = subprocess.Popen(
+    process = spawn(
         [sys.executable, "-c", GENERATE.format(workers=workers)], cwd=stage_dir, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
         yield process
     finally:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+            process.end()
             process.communicate()
 
 

@@ -19,11 +19,10 @@ import re
 from rich.console import Console
 from rich.markup import escape
 
-from lab.learner.completion import completion_lines
-from lab.learner.diff import marked
-from lab.learner.yours import differences
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import load_course
 from lab.model.status import CheckStatus
+from lab.reporters.diff import marked
+from lab.reporters.yours import differences
 from lab.text.messages import words_of
 
 # How the report shows each status of a check: its mark and its colour.
@@ -48,11 +47,12 @@ def labels(verdicts):
     return found
 
 
-def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=None, yours=None):
+def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=None, yours=None, closing=()):
     """verbose: every check of every step; otherwise a passing step is one line.
     expand (SHOW=mutants): a compare phase seen before is shown in full again.
     seen: the learner's memory of the compare phases already shown (lab.learner.compared), or None.
-    yours: the folder of the code checked, to show where its functions differ from the reference."""
+    yours: the folder of the code checked, to show where its functions differ from the reference.
+    closing: the lines that end the course (lab.learner.completion), shown when every step passes."""
     console = console or Console(highlight=False, soft_wrap=True)
     words = words_of("report", lang)
     course = load_course()
@@ -78,7 +78,7 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
             _render_checks(console, words, step, results, clauses, outcome.impl, lang, verbose)
         elif verdicts:
             _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours)
-    _render_summary(console, words, outcome, lang, named, seen)
+    _render_summary(console, words, outcome, lang, named, seen, closing)
 
 
 def compare_phase(outcome, number, prediction):
@@ -267,13 +267,15 @@ def _render_yours(console, words, folder, step):
         console.print(f"    [dim]{escape(words('yours_more', count=more))}[/]")
 
 
-def _render_summary(console, words, outcome, lang, named, seen):
+def _render_summary(console, words, outcome, lang, named, seen, closing):
     failing = [n for n in outcome.steps if not outcome.step_passes(n)]
     if not failing:
         console.print()
         console.print(f"[green bold]{escape(words('all_pass', steps=span(outcome.steps)))}[/]")
-        if seen is not None:  # the learner's own steps/
-            _render_completion(console, outcome, lang)
+        if closing:
+            console.print()
+        for line in closing:
+            console.print(f"[bold]{escape(line)}[/]")
     else:
         for number in failing:
             results = outcome.step_results(number)
@@ -289,13 +291,3 @@ def _render_summary(console, words, outcome, lang, named, seen):
                 prediction = next((p for p in outcome.predictions if p.step == verdict.mutant.step), None)
                 shown = verdict.mutant.id if compare_phase(outcome, verdict.mutant.step, prediction) else named[verdict.mutant.id]
                 console.print(f"  {words('survived')}: {shown}")
-
-
-def _render_completion(console, outcome, lang):
-    """After the learner's own steps/ pass all eight steps: the end of the course."""
-    steps_dir = LAB_ROOT / "steps"
-    if len(outcome.steps) != len(load_course()) or (LAB_ROOT / outcome.impl).resolve() != steps_dir.resolve():
-        return
-    console.print()
-    for line in completion_lines(steps_dir, lang, LAB_ROOT):
-        console.print(f"[bold]{escape(line)}[/]")

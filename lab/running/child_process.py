@@ -10,17 +10,16 @@ that pipe and an unnamed stderr file, never a path a child could have replaced b
 import json
 import os
 import select
-import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 
 from lab.model.implementation import SHOWN_FROM
-from lab.sandbox import confinement
+from lab.process import CHECKS, remove_groups_of, spawn
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
-GRACE = 5.0  # at most this many seconds past the time limit before the parent kills a hung child
+HANG_GRACE = 5.0  # at most this many seconds past the time limit without an event before the parent kills a hung child
 EVENTS_LIMIT = 64 << 20  # bytes of events one child may send: more is a flood, and ends it
 STDERR_TAIL = 4000  # bytes of the child's stderr kept for a message
 
@@ -39,12 +38,12 @@ def run_child(command, workdir, time_limit, deadline):
 
     command: the child's command line with "{events}" standing for the events pipe's descriptor."""
     reading, writing = os.pipe()
-    with tempfile.TemporaryFile(dir=workdir) as stderr, confinement.limited() as preexec:
+    with tempfile.TemporaryFile(dir=workdir) as stderr:
         try:
-            child = subprocess.Popen(
-                [part.replace("{events}", str(writing)) for part in command],
+            child = spawn(
+                [part.replace("{events}", str(writing)) for part in command], CHECKS,
                 cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                env=child_environment(), start_new_session=True, preexec_fn=preexec, pass_fds=(writing,),
+                env=child_environment(), pass_fds=(writing,),
             )
         finally:
             os.close(writing)
@@ -52,10 +51,8 @@ def run_child(command, workdir, time_limit, deadline):
             received, hung, out_of_time = _watch(child, reading, time_limit, deadline)
         finally:  # Ctrl-C or an error here: the child's session would outlive the parent
             os.close(reading)
-            if child.poll() is None:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
-        confinement.remove_groups_of(child.pid)  # left by learner processes of a child that was killed
+            child.end()
+        remove_groups_of(child.pid)  # left by learner processes of a child that was killed
         stderr.seek(max(0, os.fstat(stderr.fileno()).st_size - STDERR_TAIL))  # a flood shows its tail only
         tail = stderr.read().decode(errors="replace")
     return ChildOutcome(child.returncode, hung, tail, _events(received), out_of_time)
@@ -74,7 +71,7 @@ def _watch(child, reading, time_limit, deadline=None):
     limit + grace, when the deadline passes or when it sends more than EVENTS_LIMIT bytes.
     Returns (the bytes received, hung, out_of_time)."""
     received, last_progress, closed = bytearray(), time.monotonic(), False
-    grace = min(GRACE, max(1.0, time_limit))
+    grace = min(HANG_GRACE, max(1.0, time_limit))
     while child.poll() is None:
         if closed:  # the child closed its end: only its exit is still to come
             time.sleep(0.05)
@@ -87,8 +84,7 @@ def _watch(child, reading, time_limit, deadline=None):
         hung = now - last_progress > (time_limit + grace if received else max(time_limit + grace, STARTUP))
         flooded = len(received) > EVENTS_LIMIT
         if hung or flooded or (deadline and now > deadline):
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
+            child.end()
             return bytes(received[:EVENTS_LIMIT]), hung or flooded, not (hung or flooded)
     while not closed and len(received) <= EVENTS_LIMIT and select.select([reading], [], [], 0)[0]:
         chunk = os.read(reading, 1 << 16)  # what it sent just before it ended

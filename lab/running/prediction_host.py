@@ -15,7 +15,6 @@ it observes, or not at all.
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import threading
@@ -25,9 +24,10 @@ from pathlib import Path
 
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.targets import Plan, Target, implementation_of
+from lab.process import TESTS, spawn
 from lab.sandbox import confinement
-from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled, end_all
-from lab.sandbox.loading import GRACE, load
+from lab.sandbox.channel import REPLY_GRACE, ChannelLost, LearnerProcess, Stalled, end_all
+from lab.sandbox.loading import load
 
 BROKER = "LEASE_LAB_BROKER"  # "REQUESTS_FD,REPLIES_FD" in the prediction child's environment
 CALLS_AT_ONCE = 32  # calls of one prediction in flight; more wait their turn
@@ -51,7 +51,7 @@ class Targets:
             raise KeyError(name)
         process = self._process(label, target)
         try:
-            reply = process.ask("call", self.plan.time_limit + GRACE, name=name, args=args, kwargs=kwargs)
+            reply = process.ask("call", self.plan.time_limit + REPLY_GRACE, name=name, args=args, kwargs=kwargs)
         except (Stalled, ChannelLost):
             self._end(label)
             return {"raised": {**TIMEOUT_RAISED, "message": f"no answer within {self.plan.time_limit:g} s"}}
@@ -164,9 +164,10 @@ def main(plan_path, out, files):
     events, (requests, to_host), (from_host, replies) = os.pipe(), os.pipe(), os.pipe()
     command = [part.replace("{events}", str(events[1])) for part in child_command(child_plan_path, files, plan.confined)]
     env = {**os.environ, BROKER: f"{to_host},{from_host}"}
-    child = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=home, env=env,
-        pass_fds=(events[1], to_host, from_host), preexec_fn=_learner_limits,
+    # Limited as a learner process is, with the memory pytest and Hypothesis need.
+    child = spawn(
+        command, TESTS, session=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=home, env=env,
+        pass_fds=(events[1], to_host, from_host),
     )
     for fd in (events[1], to_host, from_host):
         os.close(fd)
@@ -178,13 +179,6 @@ def main(plan_path, out, files):
 def _relabelled(nodeid, ids):
     target = nodeid.rsplit("[", 1)[-1].rstrip("]")
     return nodeid.replace(f"[{target}]", f"[{ids.get(target, target)}]")
-
-
-def _learner_limits():
-    """In the prediction child, before its sandbox starts: a learner process's hard limits, with
-    the memory pytest and Hypothesis need."""
-    for name, value in confinement.test_limits().items():
-        resource.setrlimit(getattr(resource, name), (value, value))
 
 
 if __name__ == "__main__":

@@ -12,8 +12,6 @@ MAX_HELD bytes end the learner process: no flood grows the grader.
 import io
 import itertools
 import json
-import os
-import signal
 import subprocess
 import threading
 import time
@@ -23,6 +21,9 @@ from lab.sandbox import confinement
 
 MAX_REPLY = 1 << 20  # bytes of one reply
 MAX_HELD = 4 << 20  # bytes of replies received and not yet taken by the checks
+# Seconds past the time limit a wait for a reply may last where the check's own alarm does not
+# reach it (a thread other than the check's, the prediction host): then the process is Stalled.
+REPLY_GRACE = 5.0
 _every = weakref.WeakSet()  # every learner process this process started, to end them all at exit
 
 
@@ -40,7 +41,7 @@ class Stalled(Exception):
 
 class LearnerProcess:
     def __init__(self, scratch, confined, private=False):
-        self.popen, self.group = confinement.start(scratch, confined, private=private)
+        self.popen = confinement.start(scratch, confined, private=private)
         self.replies, self.lost = {}, None  # id -> (reply, its size in bytes)
         self.awaited, self.held = set(), 0  # ids of requests sent and not given up; bytes in replies
         # Called, in the reader's thread, with each message the process sends unasked (a held
@@ -90,16 +91,7 @@ class LearnerProcess:
     def kill(self):
         """End the learner process and everything it started."""
         with self.ending:
-            if self.popen.returncode is None:  # never signal a group whose leader was reaped
-                for end in (lambda: os.killpg(self.popen.pid, signal.SIGKILL), self.popen.kill):
-                    try:
-                        end()
-                    except (ProcessLookupError, PermissionError):
-                        pass
-                self.popen.wait()
-            if self.group:
-                confinement.remove_group(self.group)
-                self.group = None
+            self.popen.end()
 
     def _read(self):
         replies = io.BufferedReader(self.popen.stdout, MAX_REPLY)

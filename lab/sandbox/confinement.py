@@ -1,4 +1,4 @@
-"""How the lab's children are started: inside bubblewrap where it works, with hard resource limits.
+"""Where the lab's children run: inside bubblewrap where it works (their limits: lab/process.py).
 
 Two kinds of sandbox, one inside the other:
 - the *verdict sandbox* runs the checks (and their recorder) as user 65534, sees the lab's code,
@@ -16,19 +16,17 @@ Without bubblewrap (a learner's own machine) the same children run in sessions o
 with the same resource limits: the learner can only fool themselves there.
 """
 
-import itertools
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
-import time
-from contextlib import contextmanager
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT
+from lab.process import LEARNER, spawn
 
 SERVER = Path(__file__).with_name("server.py")
 SERVER_INSIDE = "/run/lease-lab/server.py"
@@ -37,15 +35,6 @@ PLAN_INSIDE = "/run/lease-lab/plan.json"
 HOME_INSIDE = "/run/lease-lab/home"  # a runner's child's working folder: pytest's and Hypothesis' files
 SCRATCH_QUOTA = 256 << 20  # bytes all the files of one scratch folder may hold together (the kernel counts)
 CHECKS_TMP = 64 << 20  # bytes of a sandbox's own /tmp
-MEMORY = 1 << 30  # bytes of address space a learner process may map
-FILE_SIZE = 64 << 20  # bytes any one file it writes may grow to
-PROCESSES = 256  # processes and threads of its user (counted per sandbox where the kernel can)
-OPEN_FILES = 256
-CPU_SECONDS = 600  # a backstop: the checks' own time limits end a stalled call much sooner
-
-
-def limits(cpu_seconds=CPU_SECONDS):
-    return {"RLIMIT_AS": MEMORY, "RLIMIT_FSIZE": FILE_SIZE, "RLIMIT_NPROC": PROCESSES, "RLIMIT_NOFILE": OPEN_FILES, "RLIMIT_CPU": int(cpu_seconds), "RLIMIT_CORE": 0}
 
 
 def python():
@@ -74,13 +63,13 @@ def available():
     return probe.returncode == 0
 
 
-def command(scratch, confined, cpu_seconds=CPU_SECONDS, private=False):
+def command(scratch, confined, private=False):
     """The command line that starts a learner server whose databases live in scratch.
 
     private: the scratch folder is one of its own, a size-limited memory folder that ends with it
     (the runner's probe, which shares no database with anybody)."""
     server = [python(), "-I", "-S", "-X", "utf8"]
-    settings = json.dumps(limits(cpu_seconds))
+    settings = json.dumps(LEARNER.rlimits())
     if not confined:
         return [*server, str(SERVER), settings]
     sandbox = bwrap(quota=[scratch], readable=[(SERVER, SERVER_INSIDE)]) if private else bwrap(writable=[scratch], readable=[(SERVER, SERVER_INSIDE)])
@@ -133,86 +122,11 @@ def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
     ]
 
 
-def start(scratch, confined, cpu_seconds=CPU_SECONDS, private=False):
-    """A running learner server, its channel on stdin and stdout, and its pids cgroup (or None)."""
-    group = _pids_group() if confined else None
-    popen = subprocess.Popen(
-        command(scratch, confined, cpu_seconds, private), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+def start(scratch, confined, private=False):
+    """A running learner server, its channel on stdin and stdout (a process.Child). It sets its
+    hard limits itself; confined, it runs in a pids cgroup of its own where the lab runs as root."""
+    return spawn(
+        command(scratch, confined, private), replace(LEARNER, group=confined), self_limited=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
         cwd="/" if private and confined else scratch, env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2", "TMPDIR": str(scratch)},
-        start_new_session=True, bufsize=0, preexec_fn=(lambda: _join(group)) if group else None,
     )
-    return popen, group
-
-
-TEST_MEMORY = 4 << 30  # the checks and learner tests run inside pytest, Hypothesis and the lab's checks
-CHILD_PROCESSES = 1024  # processes and threads of a verdict sandbox, its learner processes included
-
-
-def test_limits():
-    """A learner process's hard limits, with the memory pytest and Hypothesis need (the predictions)."""
-    return {**limits(), "RLIMIT_AS": TEST_MEMORY}
-
-
-@contextmanager
-def limited(processes=CHILD_PROCESSES):
-    """A preexec function for a runner's child: a learner process's hard limits but for the count
-    of processes (counted per user, not per sandbox) with more memory, and a pids cgroup of
-    `processes` where the grader runs as root (removed afterwards). The child's own children set
-    their own tighter limits."""
-    group = _pids_group(processes)
-    settings = test_limits()
-    del settings["RLIMIT_NPROC"]
-
-    def preexec():
-        if group:
-            _join(group)
-        for name, value in settings.items():
-            resource.setrlimit(getattr(resource, name), (value, value))
-
-    try:
-        yield preexec
-    finally:
-        if group:
-            remove_group(group)
-
-
-# The kernel never applies RLIMIT_NPROC to root, and a sandbox started by root is root outside
-# its user namespace. There, a pids cgroup of its own holds the learner process to PROCESSES.
-PIDS_HIERARCHY = Path("/sys/fs/cgroup/pids")
-_groups = itertools.count()
-
-
-def _pids_group(processes=PROCESSES):
-    if os.geteuid() != 0 or not os.access(PIDS_HIERARCHY / "cgroup.procs", os.W_OK):
-        return None
-    group = PIDS_HIERARCHY / f"lease-lab-{os.getpid()}-{next(_groups)}"
-    try:
-        group.mkdir()
-        (group / "pids.max").write_text(str(processes))
-    except OSError:
-        return None
-    return group
-
-
-def _join(group):
-    """In the new process, before bubblewrap starts: join the group (its children follow)."""
-    with open(group / "cgroup.procs", "w") as procs:
-        procs.write(str(os.getpid()))
-
-
-def remove_groups_of(pid):
-    """Remove the pids cgroups a process made and could not remove itself (it was killed)."""
-    for group in PIDS_HIERARCHY.glob(f"lease-lab-{pid}-*") if PIDS_HIERARCHY.is_dir() else ():
-        remove_group(group)
-
-
-def remove_group(group):
-    """Remove a learner process's pids cgroup once everything in it has ended."""
-    for _ in range(50):
-        try:
-            group.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:  # still busy: the namespace's last processes are being reaped
-            time.sleep(0.01)

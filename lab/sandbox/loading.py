@@ -2,10 +2,8 @@
 
 from lab.model.course import load_course
 from lab.model.implementation import MAX_FILE, display_path
-from lab.sandbox.channel import ChannelLost, Stalled
+from lab.sandbox.channel import REPLY_GRACE, ChannelLost, Stalled
 from lab.text.messages import say
-
-GRACE = 5.0  # seconds past the time limit a wait of a thread other than the check's own may last
 
 
 def load(process, implementation, known, settings, one_by_one=False):
@@ -30,7 +28,7 @@ def load(process, implementation, known, settings, one_by_one=False):
     callables = set()
     for index, batch in enumerate(batches):
         try:
-            reply = process.ask("load", settings.time_limit + (0 if one_by_one else GRACE), files=[r for _, r in batch], fresh=index == 0)
+            reply = process.ask("load", settings.time_limit + (0 if one_by_one else REPLY_GRACE), files=[r for _, r in batch], fresh=index == 0)
         except (Stalled, ChannelLost) as stopped:
             file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
             raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit, lang)) from None

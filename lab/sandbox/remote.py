@@ -10,8 +10,8 @@ from functools import partial
 
 from lab.model.course import load_course
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
-from lab.sandbox.channel import ChannelLost, LearnerProcess, Stalled
-from lab.sandbox.loading import GRACE, LoadStopped, load
+from lab.sandbox.channel import REPLY_GRACE, ChannelLost, LearnerProcess, Stalled
+from lab.sandbox.loading import LoadStopped, load
 from lab.sandbox.meeting import Meeting, Rendezvous
 from lab.sandbox.values import decoded, rebuilt
 from lab.text.messages import say
@@ -35,7 +35,7 @@ class RemoteModule:
 
     def _ask(self, op, **fields):
         try:
-            return self._process.ask(op, self._settings.time_limit + GRACE, **fields)
+            return self._process.ask(op, self._settings.time_limit + REPLY_GRACE, **fields)
         except (CheckTimeout, Stalled) as stopped:
             self.clean = False
             timeout = stopped if isinstance(stopped, CheckTimeout) else CheckTimeout()
@@ -88,7 +88,7 @@ class RemoteModule:
         if not spares:
             spares = _started(self._settings, self._loaded, self._slowed, 1)
             self._spares += spares
-        return Started(spares[0], name, args, pause_at, self._settings.time_limit + GRACE)
+        return Started(spares[0], name, args, pause_at, self._settings.time_limit + REPLY_GRACE)
 
     def close(self):
         for racer in self._racers + self._spares:
@@ -195,7 +195,7 @@ def _started(settings, loaded, slow, count):
     processes = [LearnerProcess(settings.scratch, settings.confined) for _ in range(count)]
     asked = [(process, process.send("load", files=loaded, fresh=True)) for process in processes]
     for process, ident in asked:
-        process.wait(ident, settings.time_limit + GRACE)
+        process.wait(ident, settings.time_limit + REPLY_GRACE)
         if slow:
             process.ask("slow", settings.time_limit)
     return processes

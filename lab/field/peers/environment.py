@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lab.learner.store import state_dir
+from lab.model.course import LAB_ROOT
+from lab.store import Store
 
 PACKAGES = ("litequeue==0.9", "persist-queue==1.1.0")
 INSTALL_SECONDS = 300  # pip on a slow network; a hung install ends here
@@ -21,7 +22,7 @@ class PeersUnavailable(Exception):
 
 
 def folder():
-    return state_dir() / "peers-venv"
+    return Store(LAB_ROOT).folder / "peers-venv"
 
 
 def python():

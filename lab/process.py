@@ -1,0 +1,147 @@
+"""Every child process the lab starts as a command: started one way, bounded by a Limits value,
+ended with everything it started.
+
+A child runs in a session of its own, so that ending it ends its whole process group. Its hard
+resource limits (soft and hard alike, so that it cannot raise them) are set in the child before
+its command runs; where the lab runs as root, the kernel never applies RLIMIT_NPROC to it, and
+a pids cgroup of the child's own holds it to its count of processes instead (removed when the
+child is ended).
+
+Started here: the runner's child, the learner processes, the prediction child, the check that
+`make watch` runs, and mutmut. Not commands, and so not started here: the workers of the field's demo, stress run and benchmark (functions of the
+learner's own artifact, on their own machine, sharing a clock, barriers and pipes with the
+parent through multiprocessing) and the races of the lab's own code inside a check (forks,
+lab/sandbox/local.py); the lab's one-question tools (git, the bubblewrap probe) run with
+subprocess.run and a timeout.
+
+The timeouts of the lab's waits are named for what they bound, beside the code that waits:
+lab/running/child_process.py (a check's process), lab/sandbox/channel.py (a learner process's
+reply), lab/learner/watch.py (an interrupted check), lab/mutation/stage.py (mutmut) and
+lab/field/fleet.py (the stress run's workers).
+"""
+
+import itertools
+import os
+import resource
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory: int = 1 << 30  # bytes of address space the child may map
+    file_size: int = 64 << 20  # bytes any one file it writes may grow to
+    open_files: int = 256
+    cpu_seconds: int = 600  # a backstop: the checks' own time limits end a stalled call much sooner
+    processes: int = 256  # processes and threads: a pids cgroup (group) and RLIMIT_NPROC (per_user)
+    per_user: bool = True  # RLIMIT_NPROC too, which the kernel counts per user, not per child
+    group: bool = True  # a pids cgroup of `processes`, where the lab runs as root
+
+    def rlimits(self):
+        """The hard limits by the names of the resource module, in the order they are set."""
+        found = {"RLIMIT_AS": self.memory, "RLIMIT_FSIZE": self.file_size}
+        if self.per_user:
+            found["RLIMIT_NPROC"] = self.processes
+        return {**found, "RLIMIT_NOFILE": self.open_files, "RLIMIT_CPU": int(self.cpu_seconds), "RLIMIT_CORE": 0}
+
+    def apply(self):
+        """Set the hard limits on this process (a child's, before its command runs)."""
+        for name, value in self.rlimits().items():
+            resource.setrlimit(getattr(resource, name), (value, value))
+
+
+LEARNER = Limits()  # a learner process: the learner's code and nothing else
+TESTS = Limits(memory=4 << 30, group=False)  # a prediction child: pytest and Hypothesis run there too
+# A runner's child: its checks and the learner processes they start, counted together by its
+# group; never per user, which would count every process of the user who runs the lab.
+CHECKS = Limits(memory=4 << 30, processes=1024, per_user=False)
+
+
+class Child(subprocess.Popen):
+    """A started child: a Popen, with the pids cgroup it was put in (or None)."""
+
+    group = None
+    session = True  # it leads a session, and so a process group, of its own
+
+    def end(self):
+        """End the child and everything it started; then remove its group."""
+        if self.returncode is None:  # never signal a group whose leader was reaped
+            ends = (lambda: os.killpg(self.pid, signal.SIGKILL), self.kill) if self.session else (self.kill,)
+            for end in ends:
+                try:
+                    end()
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.wait()
+        if self.group:
+            remove_group(self.group)
+            self.group = None
+
+
+def spawn(command, limits=None, self_limited=False, session=True, **popen):
+    """Start command as a child in a session of its own, bounded by limits (None: unbounded, the
+    lab's own tools and commands). self_limited: the command sets limits.rlimits() on itself,
+    given on its command line (the learner server: inside its sandbox, before any learner code
+    runs); then only its group is made here. session=False: the child stays in this process's
+    group, which ends it with this process (the prediction child, whose host the runner ends
+    with its whole group). popen: subprocess.Popen's other arguments."""
+    group = _pids_group(limits.processes) if limits and limits.group else None
+    set_here = None if limits is None or self_limited else limits  # the limits preexec sets
+
+    def preexec():
+        if group:
+            _join(group)
+        if set_here:
+            set_here.apply()
+
+    try:
+        child = Child(command, start_new_session=session, preexec_fn=preexec if group or set_here else None, **popen)
+    except BaseException:
+        if group:
+            remove_group(group)
+        raise
+    child.group, child.session = group, session
+    return child
+
+
+PIDS_HIERARCHY = Path("/sys/fs/cgroup/pids")
+_groups = itertools.count()
+
+
+def _pids_group(processes):
+    if os.geteuid() != 0 or not os.access(PIDS_HIERARCHY / "cgroup.procs", os.W_OK):
+        return None
+    group = PIDS_HIERARCHY / f"lease-lab-{os.getpid()}-{next(_groups)}"
+    try:
+        group.mkdir()
+        (group / "pids.max").write_text(str(processes))
+    except OSError:
+        return None
+    return group
+
+
+def _join(group):
+    """In the new process, before its command starts: join the group (its children follow)."""
+    with open(group / "cgroup.procs", "w") as procs:
+        procs.write(str(os.getpid()))
+
+
+def remove_groups_of(pid):
+    """Remove the pids cgroups a process made and could not remove itself (it was killed)."""
+    for group in PIDS_HIERARCHY.glob(f"lease-lab-{pid}-*") if PIDS_HIERARCHY.is_dir() else ():
+        remove_group(group)
+
+
+def remove_group(group):
+    """Remove a pids cgroup once everything in it has ended."""
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # still busy: the namespace's last processes are being reaped
+            time.sleep(0.01)
