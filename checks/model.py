@@ -59,7 +59,7 @@ class TableModel:
     def enqueue(self, job_id):
         if job_id in self.rows:
             return Expected("C2.2", False, en=f"False: {job_id!r} is already in the table, and its row stays exactly as it was",
-                            ja=f"False ({job_id!r} はすでに表にあり、行はそのまま)", column_clauses=dict.fromkeys(COLUMNS, "C2.3"))
+                            ja=f"False ({job_id!r} はすでにテーブルにあり、行はそのまま)", column_clauses=dict.fromkeys(COLUMNS, "C2.3"))
         self.rows[job_id] = {"id": job_id, **DEFAULTS}
         return Expected("C2.1", True, en=f"True, and a new row {job_id!r} with the default state", ja=f"True (既定の状態の新しい行 {job_id!r})")
 
@@ -77,7 +77,7 @@ class TableModel:
             return Expected("C4.1", raises=ValueError, en=f"ValueError for ttl={ttl!r}, nothing stored", ja=f"ttl={ttl!r} なので ValueError、何も保存しない")
         row = self.rows.get(job_id)
         if row is None:
-            return Expected("C4.2", None, en=f"None: there is no job {job_id!r}, and no row is created", ja=f"None (仕事 {job_id!r} はなく、行も作らない)")
+            return Expected("C4.2", None, en=f"None: there is no job {job_id!r}, and no row is created", ja=f"None (ジョブ {job_id!r} はなく、行も作らない)")
         if row["done"]:
             return Expected("C4.3", None, en=f"None: {job_id!r} is done, its row unchanged", ja=f"None ({job_id!r} は完了済み。行は変わらない)")
         if row["until"] > now:

@@ -206,7 +206,7 @@ class Sequence:
                     [tuple(r[c] for c in COLUMNS) for r in self.model.rows.values()],
                 )
             start = "; ".join(_row_text(r) for r in self.model.rows.values()) or Phrase("empty", "空")
-            self.history.append(Phrase("the table: ", "表: ") + start)
+            self.history.append(Phrase("the table: ", "最初のテーブル: ") + start)
 
     def run(self, calls):
         for serial, (name, spec) in enumerate(calls):

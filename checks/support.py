@@ -125,6 +125,17 @@ def stated(called, got, expected, want=NOTHING):
     return Words("checks.explain", called=called, got=Quoted(got) if isinstance(got, Text) else repr(got), expected=expected, **shown)
 
 
+def racing(called, racers, attempt, across="threads"):
+    """'claim(...) from 8 threads at once [...] (round 1, writes slowed down)': a call made by
+    several racers at the same moment (across "threads" or "processes")."""
+    return Words(f"checks.racing_{across}", called=called, count=len(racers), racers=str(racers), round=attempt + 1)
+
+
+def slowed(called, attempt):
+    """'claim_many(...) (round 1, writes slowed down)': one round of a call repeated with slowed writes."""
+    return Words("checks.slowed_round", called=called, round=attempt + 1)
+
+
 def changes(before, after):
     """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was."""
     if after is None:

@@ -47,7 +47,7 @@ def test_a_row_inserted_with_only_an_id_gets_the_default_state(lease, new_db):
         then(called, "INSERT INTO jobs (id) VALUES ('job')"),
         got,
         en="owner NULL, until 0, fence 0, result NULL, done 0: a fresh job that nobody holds",
-        ja="owner NULL, until 0, fence 0, result NULL, done 0 (まだ誰も持っていない新しい仕事)",
+        ja="owner NULL, until 0, fence 0, result NULL, done 0 (まだ誰も持っていない新しいジョブ)",
     )
 
 
@@ -79,7 +79,7 @@ def test_a_second_init_db_raises_nothing_and_keeps_every_row(lease, new_db):
     for job, was in before.items():
         now = row(db, job)
         assert now == was, explain(
-            f"{called} on a database that already holds rows",
+            words(f"{called} on a database that already holds rows", f"行がすでにあるデータベースで {called}"),
             changes(was, now),
             en=f"row {job!r} exactly as before: a restart must not reset owners or fences",
             ja=f"行 {job!r} がそのまま残ること (再起動で owner や fence を初期化しない)",

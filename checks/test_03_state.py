@@ -4,7 +4,7 @@ from contextlib import closing
 
 import pytest
 from sequences import model_check
-from support import call, explain, open_db, seed
+from support import call, explain, open_db, seed, words
 
 
 @pytest.mark.clause("C3.1")
@@ -50,7 +50,10 @@ def test_state_sees_a_change_committed_by_another_connection(lease, db):
     got, called = call(lease, "state", db, "job")
     want = {"id": "job", "owner": "B", "until": 30.0, "fence": 5, "result": None, "done": 0}
     assert got == want, explain(
-        f"{called} again, after another connection committed owner='B', until=30, fence=5",
+        words(
+            f"{called} again, after another connection committed owner='B', until=30, fence=5",
+            f"別の接続が owner='B', until=30, fence=5 をコミットしたあとで、もう一度 {called}",
+        ),
         got,
         en=f"{want}: the stored state now, not a copy from the first call",
         ja=f"{want} (最初の呼び出しのコピーではなく、今保存されている状態)",

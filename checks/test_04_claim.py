@@ -16,6 +16,7 @@ from support import (
     explain,
     in_processes,
     on,
+    racing,
     raised,
     row,
     seed,
@@ -41,14 +42,14 @@ def test_claim_rejects_every_non_positive_ttl(lease, new_db, ttl):
 def test_claim_rejects_a_zero_ttl_even_for_a_missing_job(lease, db):
     error, called = raised(lease, "claim", db, "missing", "A", 10.0, 0)
     assert isinstance(error, ValueError), explain(
-        called, error, en="ValueError: ttl is checked before the job is looked up", ja="ValueError (ttl は仕事を探す前に検査する)"
+        called, error, en="ValueError: ttl is checked before the job is looked up", ja="ValueError (ttl はジョブを探す前に検査する)"
     )
 
 
 @pytest.mark.clause("C4.2")
 def test_claim_of_a_missing_job_is_none_and_creates_no_row(lease, db):
     got, called = call(lease, "claim", db, "missing", "A", 10.0, 5.0)
-    assert got is None, explain(called, got, en="None: there is no such job", ja="None (その仕事はない)")
+    assert got is None, explain(called, got, en="None: there is no such job", ja="None (そのジョブはない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
 
 
@@ -57,7 +58,7 @@ def test_claim_of_a_finished_job_is_none_and_keeps_its_row(lease, db):
     seed(db, "job", owner="A", until=5.0, fence=1, result="ok", done=1)
     before = row(db, "job")
     got, called = call(lease, "claim", db, "job", "B", 10.0, 5.0)
-    assert got is None, explain(called, got, en="None: the job is done (done=1), even though its lease expired at 5", ja="None (done=1 の仕事。リースが 5 で切れていても取得できない)")
+    assert got is None, explain(called, got, en="None: the job is done (done=1), even though its lease expired at 5", ja="None (done=1 のジョブ。リースが 5 で切れていても取得できない)")
     assert_unchanged(db, "job", before, called, en="the finished row unchanged", ja="完了した行は変わらない")
 
 
@@ -74,7 +75,7 @@ def test_claim_of_a_live_lease_is_none_and_keeps_the_row(lease, db):
 def test_claim_of_a_new_job_wins_fence_1(lease, db):
     seed(db, "job")
     got, called = call(lease, "claim", db, "job", "A", 10.0, 5.0)
-    assert got == 1, explain(called, got, en="1: the first claim of a new job (fence 0) gets fence 1", ja="1 (新しい仕事 (fence 0) の最初の claim は fence 1)")
+    assert got == 1, explain(called, got, en="1: the first claim of a new job (fence 0) gets fence 1", ja="1 (新しいジョブ (fence 0) の最初の claim は fence 1)")
     stored = row(db, "job")
     want = {"id": "job", "owner": "A", "until": 15.0, "fence": 1, "result": None, "done": 0}
     assert stored == want, explain(called, stored, en=f"stored {want}: until = now + ttl", ja=f"保存される行 {want} (until = now + ttl)", want=want)
@@ -121,7 +122,7 @@ def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now
         assert (got, row(db, "job")) == (None, before), explain(
             on(called, before), (got, row(db, "job")),
             en="(None, the row unchanged): the job is missing, done, or still leased",
-            ja="(None, 行は変わらない) (仕事がない、完了済み、またはリースが有効)",
+            ja="(None, 行は変わらない) (ジョブがない、完了済み、またはリースが有効)",
         )
 
 
@@ -144,12 +145,12 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
 
         with ThreadPoolExecutor(len(racers)) as pool:
             got = list(pool.map(claim_together, racers))
-        called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} threads at once {racers} (round {attempt + 1}, writes slowed down)"
+        called = racing("claim(db, job_id='job', owner=X, now=10, ttl=5)", racers, attempt)
         winners = [r for r in got if r is not None]
         assert winners == [1] and not any(isinstance(r, Exception) for r in got), explain(
             called, got,
             en="exactly one 1 and None for the rest, nothing raised: read and update inside one BEGIN IMMEDIATE",
-            ja="1 がちょうど 1 つ、残りは None、例外なし (読み取りと更新を 1 つの BEGIN IMMEDIATE の中で行う)",
+            ja="1 がちょうど 1 つ、残りは None、例外なし (読み取りと書き込みを 1 つの BEGIN IMMEDIATE の中で行う)",
         )
         stored = row(db, "job")
         winner = racers[got.index(1)]
@@ -166,7 +167,7 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
     for attempt in range(3):
         db = new_db()
         seed(db, "job")
-        called = f"claim(db, job_id='job', owner=X, now=10, ttl=5) from {len(racers)} processes at once {racers} (round {attempt + 1}, writes slowed down)"
+        called = racing("claim(db, job_id='job', owner=X, now=10, ttl=5)", racers, attempt, across="processes")
         with write_lock_held(db, seconds=0.1):
             got = in_processes(lease, "claim", [(db, "job", owner, 10.0, 5.0) for owner in racers], called)
         assert sorted(got, key=repr) == [1, None, None, None], explain(

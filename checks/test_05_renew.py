@@ -25,7 +25,7 @@ def test_renew_rejects_every_non_positive_ttl(lease, new_db, ttl):
 def test_renew_rejects_a_zero_ttl_even_for_a_missing_job(lease, db):
     error, called = raised(lease, "renew", db, "missing", "A", 1, 12.0, 0)
     assert isinstance(error, ValueError), explain(
-        called, error, en="ValueError: ttl is checked before the job is looked up", ja="ValueError (ttl は仕事を探す前に検査する)"
+        called, error, en="ValueError: ttl is checked before the job is looked up", ja="ValueError (ttl はジョブを探す前に検査する)"
     )
 
 
@@ -94,14 +94,14 @@ def test_renew_refuses_a_finished_job(lease, db):
     seed(db, "job", owner="A", until=30.0, fence=1, result="ok", done=1)
     before = row(db, "job")
     got, called = call(lease, "renew", db, "job", "A", 1, 20.0, 10.0)
-    assert got is False, explain(called, got, en="False: the job is done", ja="False (仕事は完了している)")
+    assert got is False, explain(called, got, en="False: the job is done", ja="False (ジョブは完了している)")
     assert_unchanged(db, "job", before, called, en="the finished row unchanged", ja="完了した行は変わらない")
 
 
 @pytest.mark.clause("C5.5")
 def test_renew_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "renew", db, "missing", "A", 1, 20.0, 10.0)
-    assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
+    assert got is False, explain(called, got, en="False: there is no such job", ja="False (そのジョブはない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
 
 

@@ -31,7 +31,7 @@ def test_a_worker_that_comes_back_late_cannot_complete(lease, db):
     seed(db, "job", owner="B", until=30.0, fence=2)
     before = row(db, "job")
     got, called = call(lease, "complete", db, "job", "A", 1, 20.0, "A's stale result")
-    assert got is False, explain(called, got, en="False: B holds the job with fence 2", ja="False (仕事は fence 2 の B が保持している)")
+    assert got is False, explain(called, got, en="False: B holds the job with fence 2", ja="False (ジョブは fence 2 の B が保持している)")
     assert_unchanged(db, "job", before, called, en="B's lease untouched, no result stored", ja="B のリースはそのまま、result は保存されない")
 
 
@@ -60,14 +60,14 @@ def test_a_finished_job_keeps_its_result_even_against_its_own_lease(lease, db):
     seed(db, "job", owner="A", until=30.0, fence=1, result="first", done=1)
     before = row(db, "job")
     got, called = call(lease, "complete", db, "job", "A", 1, 20.0, "second")
-    assert got is False, explain(called, got, en="False: the job is already done", ja="False (仕事はすでに完了している)")
+    assert got is False, explain(called, got, en="False: the job is already done", ja="False (ジョブはすでに完了している)")
     assert_unchanged(db, "job", before, called, en="result 'first' kept", ja="result 'first' が残る")
 
 
 @pytest.mark.clause("C6.4")
 def test_complete_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "complete", db, "missing", "A", 1, 20.0, "x")
-    assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
+    assert got is False, explain(called, got, en="False: there is no such job", ja="False (そのジョブはない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
 
 

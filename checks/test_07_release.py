@@ -25,7 +25,7 @@ def test_after_a_release_the_next_claim_gets_the_next_fence(lease, db):
         then("release(db, job_id='job', owner='A', fence=3)", called),
         got,
         en="4: the released job can be claimed at once, and the fence goes on from 3, never back to 1",
-        ja="4 (返却された仕事はすぐに取得でき、fence は 3 から続く。1 には戻らない)",
+        ja="4 (返却されたジョブはすぐに取得でき、fence は 3 から続く。1 には戻らない)",
     )
 
 
@@ -52,14 +52,14 @@ def test_release_refuses_a_finished_job(lease, db):
     seed(db, "job", owner="A", until=30.0, fence=1, result="ok", done=1)
     before = row(db, "job")
     got, called = call(lease, "release", db, "job", "A", 1)
-    assert got is False, explain(called, got, en="False: the job is done", ja="False (仕事は完了している)")
+    assert got is False, explain(called, got, en="False: the job is done", ja="False (ジョブは完了している)")
     assert_unchanged(db, "job", before, called, en="the finished row unchanged", ja="完了した行は変わらない")
 
 
 @pytest.mark.clause("C7.4")
 def test_release_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "release", db, "missing", "A", 1)
-    assert got is False, explain(called, got, en="False: there is no such job", ja="False (その仕事はない)")
+    assert got is False, explain(called, got, en="False: there is no such job", ja="False (そのジョブはない)")
     assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 from sequences import model_check
-from support import call, explain, raised, row, seed
+from support import call, explain, raised, row, seed, slowed, words
 
 from lab.model.outcomes import ClauseBroken
 
@@ -39,7 +39,7 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
         db = new_db()
         seed(db, "job", owner="old", until=10.0, fence=6)
         got, called = call(lease, "claim_many", db, "job", OWNERS, 10.0, 5.0)
-        called += f" (round {attempt + 1}, writes slowed down)"
+        called = slowed(called, attempt)
         assert isinstance(got, list) and len(got) == len(OWNERS) and sorted(got, key=str) == [7, None, None, None], explain(
             called, got, en="one 7 and three None, one result per owner", ja="7 が 1 つと None が 3 つ (owner ごとに 1 つの結果)"
         )
@@ -66,7 +66,7 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
     _, called, watcher = watched_claim_many(lease, db, OWNERS, patience=0.3)
     assert watcher.peak >= 2, explain(
         called,
-        f"{watcher.alone} of {len(watcher.calls)} claims ran while no other claim was running",
+        ran_alone(watcher),
         en="claims that overlap: claim_many calls claim from a ThreadPoolExecutor of two or more threads",
         ja="claim が重なって動くこと (2 つ以上のスレッドを持つ ThreadPoolExecutor から claim を呼ぶ)",
     )
@@ -80,7 +80,7 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
     got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)
     made = sorted((owner, now, ttl) for owner, now, ttl, _ in watcher.calls)
     expect(made == [(owner, 10.0, 5.0) for owner in owners], "C8.3", explain(
-        called, f"claim called {len(made)} times: {made[:3]}…",
+        called, words(f"claim called {len(made)} times: {made[:3]}…", f"claim の呼び出しは {len(made)} 回: {made[:3]}…"),
         en="claim called once for each of the 40 owners, each with now=10.0 and ttl=5.0",
         ja="40 人の owner それぞれについて claim を 1 回、now=10.0, ttl=5.0 で呼ぶ",
     ))
@@ -91,9 +91,15 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
         ja="i 番目は owners[i] の claim が返した値 (fence 1 がちょうど 1 つ、ほかは None)",
     ))
     expect(watcher.peak >= 2, "C8.3", explain(
-        called, f"{watcher.alone} of {len(watcher.calls)} claims ran while no other claim was running",
+        called, ran_alone(watcher),
         en="claims that overlap, in a ThreadPoolExecutor of two or more threads", ja="claim が ThreadPoolExecutor の中で重なって動くこと",
     ))
+
+
+def ran_alone(watcher):
+    """How many of the watched claims ran with no other claim running, in the learner's language."""
+    alone, count = watcher.alone, len(watcher.calls)
+    return words(f"{alone} of {count} claims ran while no other claim was running", f"claim {count} 回のうち {alone} 回は、ほかの claim が動いていない間に動いた")
 
 
 def expect(holds, clause, message):

@@ -40,7 +40,7 @@ def pytest_configure(config):
 E2E_MODULES = {
     "test_broken_learner_code", "test_checks_stay_in_their_scratch", "test_classroom", "test_cli", "test_field",
     "test_grader_attacks", "test_independent_implementations", "test_kill_matrix", "test_learner_commands",
-    "test_learner_path", "test_learner_progress_states", "test_learner_texts", "test_mutation_language",
+    "test_learner_path", "test_learner_progress_states", "test_learner_texts", "test_mutation_language", "test_japanese_output",
     "test_mutation_report_of_learner_code", "test_mutation_stage", "test_partitions", "test_peers", "test_predictions",
     "test_race_clauses", "test_reach", "test_results_formats", "test_same_words", "test_tamper_proof_grading",
 }

@@ -53,6 +53,14 @@ def test_every_stub_has_the_reference_signature_a_todo_and_raises_not_implemente
     assert ast.get_docstring(_function(stub, step.function))
 
 
+@pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
+def test_every_stub_points_to_both_contracts_and_all_its_clauses(step):
+    docstring = ast.get_docstring(_function(stub_text(step), step.function))
+    clauses = list(step.clauses())
+    span = f"({clauses[0]}-{clauses[-1]})"
+    assert f"CONTRACT.md {span}" in docstring and f"CONTRACT.ja.md {span}" in docstring
+
+
 def _function(source, name):
     return next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == name)
 

@@ -2,26 +2,45 @@
 lab/text/glossary.toml, never a term it lists to avoid (仕事 for a job, ミュータント for a mutant,
 更新 for renew...)."""
 
+import ast
 import re
 import tomllib
 
 import pytest
+from readme_parts import parts
 
 from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.text.messages import CATALOGUE
 
 GLOSSARY = tomllib.loads((LAB_ROOT / "lab" / "text" / "glossary.toml").read_text(encoding="utf-8"))["term"]
-# Tables of the catalogue that other work on the lab is rewording now (the field commands, the class
-# table): they join this test once that work has adopted the glossary.
-NOT_YET = ("field.", "class.")
+JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯]")
+
+
+def _japanese_literals(path):
+    """Every string literal of a Python file that holds Japanese (an f-string's literal parts joined)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):
+            text = "{}".join(part.value for part in node.values if isinstance(part, ast.Constant))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if JAPANESE.search(text):
+            yield text
 
 
 def _japanese_texts():
     """(where, text) for every Japanese text a learner reads."""
     for key, text in CATALOGUE["ja"].items():
-        if not key.startswith(NOT_YET):
-            yield f"ja.toml {key}", text
+        yield f"ja.toml {key}", text
+    for path in sorted((LAB_ROOT / "checks").glob("*.py")):
+        for text in _japanese_literals(path):
+            yield f"checks/{path.name}", text
+    for path in sorted((LAB_ROOT / "mutants").glob("*.toml")):
+        yield f"mutants/{path.name}", tomllib.loads(path.read_text(encoding="utf-8"))["why"]["ja"]
     for step in load_course():
+        for name in ("step.py", "prediction.py"):
+            yield f"steps/{step.dir}/{name}", (LAB_ROOT / "steps" / step.dir / name).read_text(encoding="utf-8")
         yield f"course.toml step {step.number} title", step.title["ja"]
         for index, hint in enumerate(step.hints["ja"], 1):
             yield f"course.toml step {step.number} hint {index}", hint
@@ -29,8 +48,7 @@ def _japanese_texts():
     for number, closing in enumerate(closing_questions(), 1):
         yield f"course.toml closing question {number}", closing.question["ja"]
         yield f"course.toml closing question {number}, model answer", closing.answer["ja"]
-    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
-    yield "README.md 日本語", readme[readme.index("\n## 日本語") :]
+    yield "README.md 日本語", parts()[1]
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
     yield "Makefile #ja", "\n".join(re.findall(r"^#ja .+$", makefile, re.MULTILINE))
 

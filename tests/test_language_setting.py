@@ -54,6 +54,7 @@ def test_a_printed_command_carries_lab_lang_only_when_the_language_is_not_the_re
     assert "`make check-step 4 LAB_LANG=ja`" in line and "`make hint 4 LAB_LANG=ja`" in line
     assert "`make restore-step 4 AT=… LAB_LANG=ja`" in say("learner.backups_hint", "ja", n=4)
     assert "`make hint 4`" in say("learner.hint_more", "en", n=4)
+    assert "`make language en LAB_LANG=ja`" in say("learner.language_now", "ja")  # the language is the target's word
     language.remember("ja")
     assert "`make check-step 4`" in say("learner.next_step", "ja", n=4, title="t")
     assert "`make hint 4 ALL=1 LAB_LANG=en`" in say("learner.hint_last", "en", n=4)

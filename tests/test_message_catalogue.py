@@ -48,11 +48,16 @@ def sources():
 
 # Keys said through a value rather than spelled out: a file's refusal (lab/model/implementation.py),
 # a lost channel (lab/sandbox/remote.py: "channel_" + reason), a class cell (the check's status),
-# a benchmark setting's name and note (lab/field/bench.py: "b_" + setting, "b_note_" + setting) and
-# what the lease tool answers (lab/field/lease_call.py: cli_<verb>_<ok or refused>) and a verb's
-# help (lab/commands/__init__.py: "verbs." + its name).
+# a benchmark setting's name and note (lab/field/bench.py: "b_" + setting, "b_note_" + setting),
+# what the lease tool answers (lab/field/lease_call.py: cli_<verb>_<ok or refused>), a verb's help
+# (lab/commands/__init__.py: "verbs." + its name), a mutant's status, origin and killing check's
+# status in the mutation report (lab/mutation/text.py, html.py), the racers of a check
+# (checks/support.py: "checks.racing_" + threads or processes) and a step's first failing check in
+# progress (lab/learner/progress.py: "status_" + its status).
 SAID_THROUGH_A_VALUE = re.compile(
     r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error)"
+    r"|mutation\.(status_(killed|timeout|survived|equivalent|no_tests|not_checked)|origin_(mutmut|pre-built)"
+    r"|check_(failed|error|timeout|crashed))|checks\.racing_(threads|processes)|learner\.status_\w+"
     r"|verbs\.\w+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"
 )
 # A violation's title (lab/field/stress.py: key + "_title") is said wherever its violation is.

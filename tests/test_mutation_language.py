@@ -1,13 +1,17 @@
-"""The mutation report in the learner's language: `--lang ja` words the terminal summary and
-report.md from the catalogue's [mutation] table, mutation.json (Stryker's schema) is the same as
-in English, and a language the lab has no text in is refused in one line."""
+"""The mutation report in the learner's language: `--lang ja` words the terminal summary,
+report.md and index.html from the catalogue's [mutation] table (statuses and the ledger's reasons
+included), mutation.json (Stryker's schema) is the same as in English, and a language the lab has
+no text in is refused in one line."""
 
+import re
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
 from lab.model.course import LAB_ROOT
+from lab.mutation.equivalents import LEDGER
 from lab.text.messages import say
 
 
@@ -37,8 +41,12 @@ def test_lang_ja_writes_the_summary_and_report_md_in_japanese(both_languages):
     assert f"## {say('mutation.score')}" not in report and f"## {say('mutation.score', 'ja')}" in report
     assert say("mutation.no_survivors", "ja") in report
     assert f"## {say('mutation.every_mutant', 'ja')}" in report
-    # status words stay as they are in every language: mutation.json and the tests read them
-    assert "| killed |" in report and "| equivalent |" in report
+    # statuses and origins in Japanese; the question once, in Japanese
+    assert "| mutmut が生成 | 1 | `init_db` | 検出 |" in report and "| 等価 |" in report
+    assert "| killed |" not in report and "| equivalent |" not in report
+    assert say("mutation.question", "en") not in report
+    # an equivalent's reason is the ledger's Japanese one
+    assert "**sql-letter-case**: 名前を使うだけの文です。" in report
     assert say("mutation.score_heading", "ja", impl="solutions") in done.stdout
     assert "Mutation score of" not in done.stdout
     assert "キルマトリクス" in done.stdout and "kill matrix:" not in done.stdout
@@ -50,6 +58,11 @@ def test_lang_ja_makes_a_japanese_page_and_the_same_mutation_json(both_languages
     page = (japanese / "index.html").read_text(encoding="utf-8")
     assert '<html lang="ja">' in page and say("mutation.matrix", "ja") in page
     assert '<html lang="en">' in (english / "index.html").read_text(encoding="utf-8")
+    # the status shown is Japanese, data-status (for tools) the status itself
+    assert re.search(r'data-status="killed"[^>]*><summary><code>[^<]+</code> <span class="status">検出</span>', page)
+    assert '<span class="status">killed</span>' not in page and 'title="failed"' not in page
+    # a font stack that covers Japanese on macOS, Linux and Windows, before the generic family
+    assert re.search(r'body \{ font: [^;]*"Hiragino Sans"[^;]*"Noto Sans CJK JP"[^;]*"Yu Gothic"[^;]*Meiryo, sans-serif;', page)
     assert (japanese / "mutation.json").read_bytes() == (english / "mutation.json").read_bytes()
 
 
@@ -59,3 +72,9 @@ def test_an_unknown_language_is_one_line_and_status_2(tmp_path):
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("python -m lab mutation: argument --lang: invalid choice: 'xx'") and "en" in line and "ja" in line
     assert done.stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_every_reason_of_the_labs_ledger_has_its_japanese_text():
+    ledger = tomllib.loads(LEDGER.read_text(encoding="utf-8"))
+    entries = ledger["rule"] + ledger["mutant"]
+    assert entries and all(re.search(r"[ぁ-んァ-ン一-龯]", entry.get("reason_ja", "")) for entry in entries)

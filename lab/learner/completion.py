@@ -21,25 +21,31 @@ def answers_path(steps_dir):
     return Path(steps_dir) / ANSWERS_FILE
 
 
-def template():
-    """Both languages' questions, each heading followed by the placeholder to replace."""
-    en, ja = words_of("learner", "en"), words_of("learner", "ja")
-    parts = [f"# {en('answers_heading')} · {ja('answers_heading')}\n"]
+def template(lang="en"):
+    """Both languages' questions, the learner's language first, each heading followed by the
+    placeholder to replace."""
+    first, second = _in_order(lang)
+    words = words_of("learner", first), words_of("learner", second)
+    parts = [f"# {words[0]('answers_heading')} · {words[1]('answers_heading')}\n"]
     for number, closing in enumerate(closing_questions(), start=1):
-        parts.append(f"\n## {number}. {closing.question['en']}\n## {number}. {closing.question['ja']}\n\n")
-        parts.append(f"{_placeholder()}\n")
+        parts.append(f"\n## {number}. {closing.question[first]}\n## {number}. {closing.question[second]}\n\n")
+        parts.append(f"{_placeholder(lang)}\n")
     return "".join(parts)
 
 
-def _placeholder():
+def _in_order(lang):
+    return ("ja", "en") if lang == "ja" else ("en", "ja")
+
+
+def _placeholder(lang="en"):
     """What stands where an answer goes until the learner writes one, in both languages."""
-    return f"{words_of('learner', 'en')('answer_here')} {words_of('learner', 'ja')('answer_here')}"
+    return " ".join(words_of("learner", code)("answer_here") for code in _in_order(lang))
 
 
-def ensure_answers_file(steps_dir):
+def ensure_answers_file(steps_dir, lang="en"):
     path = answers_path(steps_dir)
     if not path.exists():
-        path.write_text(template(), encoding="utf-8")
+        path.write_text(template(lang), encoding="utf-8")
     return path
 
 
@@ -47,14 +53,14 @@ def answers(steps_dir):
     """The learner's answer to each closing question, in order: its lines, or None when the file
     is missing or holds only the placeholder there."""
     path = answers_path(steps_dir)
-    sections = {}
+    sections, placeholders = {}, {_placeholder(lang) for lang in ("en", "ja")}
     if path.is_file():
         current = None
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("## ") and line[3:4].isdigit():
                 current = line[3:4]
                 sections.setdefault(current, [])
-            elif current and line.strip() and line.strip() != _placeholder():
+            elif current and line.strip() and line.strip() not in placeholders:
                 sections[current].append(line.strip())
     return [sections.get(str(n)) or None for n in range(1, len(closing_questions()) + 1)]
 
@@ -67,7 +73,7 @@ def unanswered(steps_dir):
 def completion_lines(steps_dir, lang="en", root=None):
     """The lines that close the course: congratulations, the questions, where the answers go;
     under each question answered, the learner's answer and the model answer."""
-    path = ensure_answers_file(steps_dir)
+    path = ensure_answers_file(steps_dir, lang)
     file = shown(path, root) if root else str(path)
     given = answers(steps_dir)
     missing = sum(answer is None for answer in given)

@@ -56,7 +56,7 @@ def progress(store, lang="en"):
         predicted = prediction_line(steps_dir, step, store, lang)
         lines.append(line + (f" · {predicted}" if predicted else ""))
     if checked:
-        lines.append(words("computed", steps=", ".join(map(str, checked))))
+        lines.append(words("computed", steps=words("separator").join(map(str, checked))))
     return lines + [""] + next_lines(states, store, lang)
 
 
@@ -80,4 +80,5 @@ def _describe(state, lang):
         return words("passing", count=state["count"])
     if state.get("clause"):
         return words("failing", clause=state["clause"], passed=state["passed"], count=state["count"])
-    return words("failing_other", status=state.get("check_status", ""), passed=state["passed"], count=state["count"])
+    status = words("status_" + state.get("check_status", "failed"))
+    return words("failing_other", status=status, passed=state["passed"], count=state["count"])

@@ -119,4 +119,4 @@ def _holds(step, folder, words):
     if prediction.is_file():
         written = holds_a_prediction(prediction.read_text(encoding="utf-8", errors="replace"))
         parts.append(words("holds_prediction" if written else "holds_template"))
-    return ", ".join(parts) or words("holds_nothing")
+    return words("separator").join(parts) or words("holds_nothing")

@@ -61,7 +61,7 @@ def run_line(step, lang, root, started_by, now=None):
     if not saved:
         return words("watch_started", time=time, n=step.number)
     more = len(saved) - 2
-    files = ", ".join(saved[:2]) + (words("watch_more", count=more) if more > 0 else "")
+    files = words("separator").join(saved[:2]) + (words("watch_more", count=more) if more > 0 else "")
     return words("watch_saved", time=time, n=step.number, files=files)
 
 

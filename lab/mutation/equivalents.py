@@ -34,8 +34,13 @@ class LedgerError(Said, ValueError):
 @dataclass(frozen=True)
 class Equivalence:
     id: str  # the rule's id, or "function: before -> after" for a single mutant
-    reason: str
+    reason: str  # in English: mutation.json's statusReason
     by_kind: bool = False  # matched a ledger entry by its kind, after it ran and survived
+    reason_ja: str | None = None  # the entry's Japanese reason; a learner's ledger may have none
+
+    def reason_in(self, lang):
+        """The reason in the report's language, the English one where the entry has no other."""
+        return self.reason_ja if lang == "ja" and self.reason_ja else self.reason
 
 
 class Ledger:
@@ -72,12 +77,12 @@ class Ledger:
         removed, added = changed_lines(variant)
         for entry in self.mutants:
             if entry["function"] == variant.function and removed == entry["before"].splitlines() and added == entry["after"].splitlines():
-                return Equivalence(_entry_id(entry), entry["reason"])
+                return Equivalence(_entry_id(entry), entry["reason"], reason_ja=entry.get("reason_ja"))
         if self._dump(None, variant.original) == self._dump(None, variant.mutated):
             return None  # the same code, only laid out differently: not a mutant any rule covers
         for rule in self.rules:
             if self._dump(rule, variant.original) == self._dump(rule, variant.mutated):
-                return Equivalence(rule["id"], rule["reason"])
+                return Equivalence(rule["id"], rule["reason"], reason_ja=rule.get("reason_ja"))
         return None
 
     def _dump(self, rule, text):
@@ -95,7 +100,7 @@ class Ledger:
         kind = kind_of(variant.original, variant.mutated)
         for entry in self.mutants:
             if kind is not None and kind_of(entry["before"], entry["after"]) == kind:
-                return Equivalence(_entry_id(entry), entry["reason"], by_kind=True)
+                return Equivalence(_entry_id(entry), entry["reason"], by_kind=True, reason_ja=entry.get("reason_ja"))
         return None
 
     def unused(self, variants):

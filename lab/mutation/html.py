@@ -7,15 +7,17 @@ from html import escape
 from lab.model.course import all_clauses
 from lab.model.results import CheckStatus, MutantStatus
 from lab.mutation.model import percent
+from lab.mutation.text import origin, status
 from lab.text.messages import say, words_of
 
 STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #1d1d1f; max-width: 1600px; }
-h1, h2, h3 { font-weight: 600; } code, pre { font: 12.5px/1.4 ui-monospace, monospace; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Hiragino Sans", "Hiragino Kaku Gothic ProN", "Noto Sans CJK JP",
+  "Noto Sans JP", "Yu Gothic", YuGothic, Meiryo, sans-serif; margin: 2em; color: #1d1d1f; max-width: 1600px; }
+h1, h2, h3 { font-weight: 600; } code, pre { font: 12.5px/1.4 ui-monospace, Menlo, Consolas, "Noto Sans Mono CJK JP", monospace; }
 table { border-collapse: collapse; } td, th { border: 1px solid #d0d0d7; padding: 2px 8px; }
 .score td { text-align: right; } .score td:nth-child(2) { text-align: left; }
 .src { border: 1px solid #d0d0d7; } .src .ln { color: #8a8a94; text-align: right; user-select: none; width: 3em; }
-.src td { border: none; padding: 0 8px; white-space: pre; font: 12.5px/1.4 ui-monospace, monospace; }
+.src td { border: none; padding: 0 8px; white-space: pre; font: 12.5px/1.4 ui-monospace, Menlo, Consolas, "Noto Sans Mono CJK JP", monospace; }
 .src tr.hit td.code { background: #fff7d6; }
 details.mutant { margin: 2px 0 6px 4em; border-left: 4px solid #3a9d5d; padding: 2px 8px; background: #f5fbf7; }
 details.mutant.survived { border-color: #d1242f; background: #fff1f1; }
@@ -50,7 +52,7 @@ def page(report, lang="en"):
         _survivors(report, words, lang),
     ]
     for name, source in report.files.items():
-        parts.append(_source(name, source, [m for m in report.mutants if m.file == name], words))
+        parts.append(_source(name, source, [m for m in report.mutants if m.file == name], words, lang))
     parts.append(_matrix(report, words))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -76,15 +78,15 @@ def _survivors(report, words, lang):
     for m in survivors:
         clauses = "".join(f"<li><b>{cid}</b> {escape(clause_texts[cid])}</li>" for cid in report.clauses_of(m))
         out.append(
-            f"<h3><code>{escape(m.id)}</code> ({m.origin}, {words('step', n=m.step)}, <code>{m.function}</code>, "
+            f"<h3><code>{escape(m.id)}</code> ({origin(m, words)}, {words('step', n=m.step)}, <code>{m.function}</code>, "
             f"<code>{escape(m.file)}:{m.location[0]}</code>)</h3>"
             f"{_diff(m.diff)}<ul>{clauses}</ul>"
-            f'<p class="question">{escape(say("mutation.question", "en"))} / {escape(say("mutation.question", "ja"))}</p>'
+            f'<p class="question">{escape(say("mutation.question", lang))}</p>'
         )
     return "\n".join(out)
 
 
-def _source(name, source, mutants, words):
+def _source(name, source, mutants, words, lang):
     at_line = {}
     for m in mutants:
         at_line.setdefault(m.location[2], []).append(m)
@@ -94,23 +96,25 @@ def _source(name, source, mutants, words):
         css = ' class="hit"' if number in hit else ""
         rows.append(f'<tr{css}><td class="ln">{number}</td><td class="code">{escape(line)}</td></tr>')
         if number in at_line:
-            inline = "".join(_mutant(m, words) for m in at_line[number])
+            inline = "".join(_mutant(m, words, lang) for m in at_line[number])
             rows.append(f'<tr><td></td><td style="white-space: normal">{inline}</td></tr>')
     rows.append("</table>")
     return "\n".join(rows)
 
 
-def _mutant(m, words):
+def _mutant(m, words, lang):
+    """data-status holds the status itself, for tools; the page shows it in the report's language."""
     kind = MutantStatus.EQUIVALENT if m.equivalent else (MutantStatus.KILLED if m.detected else MutantStatus.SURVIVED)
-    status = MutantStatus.EQUIVALENT if m.equivalent else m.status
+    data_status = MutantStatus.EQUIVALENT if m.equivalent else m.status
     killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or words("none")
-    extra = "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=escape(m.equivalent.reason)) if m.equivalent else ""
+    reason = escape(m.equivalent.reason_in(lang)) if m.equivalent else ""
+    extra = "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=reason) if m.equivalent else ""
     if m.equivalent and m.equivalent.by_kind:
         extra += f" ({words('by_kind')})"
     return (
-        f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(status)}" '
+        f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(data_status)}" '
         f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '
-        f'<span class="status">{escape(status)}</span> ({words("step", n=m.step)}, {m.function})</summary>'
+        f'<span class="status">{escape(status(m, words))}</span> ({words("step", n=m.step)}, {m.function})</summary>'
         f'{_diff(m.diff)}{words("killed_by", checks=killers)}{extra}</details>'
     )
 
@@ -136,7 +140,7 @@ def _matrix(report, words):
         for m in columns:
             status = report.matrix[m.id].get(check)
             cells.append("<td></td>" if status is None else '<td class="p">&middot;</td>' if status == CheckStatus.PASSED
-                         else f'<td class="k" title="{escape(status)}">&#x2716;</td>')
+                         else f'<td class="k" title="{words("check_" + status)}">&#x2716;</td>')
         rows.append(f'<tr data-check="{escape(check)}"><th class="c">{escape(check)}</th>{"".join(cells)}</tr>')
     rows.append("</table></div>")
     return "\n".join(rows)

@@ -1,6 +1,7 @@
 """The report as text: the terminal summary and reports/mutation/report.md, in the learner's
 language (lab/text/*.toml, [mutation]; a survivor's clauses from its step's contract in that
-language); check names, mutant ids and statuses stay as they are.
+language, an equivalent's reason from the ledger in that language); check names and mutant ids
+stay as they are.
 
 Everything is sorted and nothing depends on the clock, so that two runs on the same code give
 the same report.
@@ -20,7 +21,7 @@ def summary_lines(report, lang="en"):
     if survivors:
         lines.append(words("survivors_summary", count=len(survivors)))
         for m in survivors:
-            lines += ["", f"  {m.id}  [{m.origin}, {words('step', n=m.step)}, {m.function}: {m.status}]  {m.file}:{m.location[0]}"]
+            lines += ["", f"  {m.id}  [{origin(m, words)}, {words('step', n=m.step)}, {m.function}: {status(m, words)}]  {m.file}:{m.location[0]}"]
             lines += ["    " + line for line in m.diff.splitlines()]
             lines += ["    " + words("contract", clauses=", ".join(report.clauses_of(m)), question=say("mutation.question", lang))]
             if report.own_ledger:  # IMPL=steps is make's default
@@ -41,6 +42,15 @@ def summary_lines(report, lang="en"):
     if report.unused_ledger:
         lines.append("  " + words("unused_ledger", entries=", ".join(report.unused_ledger)))
     return lines
+
+
+def status(mutant, words):
+    """The mutant's status in the report's language (the status itself stays in mutation.json)."""
+    return words("status_" + (MutantStatus.EQUIVALENT if mutant.equivalent else mutant.status).replace(" ", "_"))
+
+
+def origin(mutant, words):
+    return words("origin_" + mutant.origin)
 
 
 def markdown(report, lang="en"):
@@ -65,20 +75,19 @@ def markdown(report, lang="en"):
         out += [words("no_survivors"), ""]
     clause_texts = all_clauses(lang)
     for m in survivors:
-        out += [f"### `{m.id}` ({m.origin}, {words('step', n=m.step)}, `{m.function}`, {m.status}, `{m.file}:{m.location[0]}`)",
+        out += [f"### `{m.id}` ({origin(m, words)}, {words('step', n=m.step)}, `{m.function}`, {status(m, words)}, `{m.file}:{m.location[0]}`)",
                 "", "```diff", m.diff, "```", ""]
         out += [f"- **{cid}** {clause_texts[cid]}" for cid in report.clauses_of(m)]
-        out += ["", f"**{say('mutation.question', 'en')}** / {say('mutation.question', 'ja')}", ""]
+        out += ["", f"**{say('mutation.question', lang)}**", ""]
     out += [f"## {words('equivalents', count=len(report.equivalents()))}", ""]
     for m in report.equivalents():
         how = words("by_kind") if m.equivalent.by_kind else words("not_run")
-        out += [f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {how}): **{m.equivalent.id}**: {m.equivalent.reason}",
+        out += [f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {how}): **{m.equivalent.id}**: {m.equivalent.reason_in(lang)}",
                 "", "  ```diff", *["  " + line for line in m.diff.splitlines()], "  ```", ""]
     columns = ("col_mutant", "col_origin", "col_step", "col_function", "col_status", "col_killed_by")
     out += [f"## {words('every_mutant')}", "", _row(words(k) for k in columns), "|---|---|---|---|---|---|"]
     for m in report.mutants:
-        status = MutantStatus.EQUIVALENT if m.equivalent else m.status
-        out.append(f"| `{m.id}` | {m.origin} | {m.step} | `{m.function}` | {status} | {', '.join(m.killed_by) or '-'} |")
+        out.append(f"| `{m.id}` | {origin(m, words)} | {m.step} | `{m.function}` | {status(m, words)} | {', '.join(m.killed_by) or '-'} |")
     if report.unused_ledger:
         out += ["", f"## {words('unused_heading')}", ""] + [f"- {entry}" for entry in report.unused_ledger]
     out += ["", f"## {words('diffs')}", ""]

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 SETTING = Path(".lab") / "language"
 
 # A make command as the lab prints it for the learner to type: the target, then its step or its
-# VARIABLE=value words (`make hint 4 ALL=1`, `make restore-step 4 AT=…`, make stress SEED=12).
-MAKE_COMMAND = re.compile(r"\bmake [a-z][a-z-]*(?: (?:[A-Z_]+=[^\s`)(、。,;]*|(?:\d+|N)\b))*")
+# language or its VARIABLE=value words (`make hint 4 ALL=1`, `make language en`, make stress SEED=12).
+MAKE_COMMAND = re.compile(r"\bmake [a-z][a-z-]*(?: (?:[A-Z_]+=[^\s`)(、。,;]*|(?:\d+|N|en|ja)\b))*")
 
 
 def remembered(root=None):
