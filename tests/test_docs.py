@@ -14,7 +14,7 @@ from lab.text.messages import CATALOGUE
 
 README = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
-COMMAND_LISTS = {"en": ("\n## Every command\n", "\n## "), "ja": ("\n### すべてのコマンド\n", "\n### ")}
+COMMAND_LISTS = {"en": ("\n## Every command\n", "\n## "), "ja": ("\n## すべてのコマンド\n", "\n## ")}
 
 
 def command_list(lang):
