@@ -128,7 +128,7 @@ mutation-report: $(STAMP) ## mutmut's mutants of IMPL (default solutions) throug
 
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
-	@$(PY) -m pytest
+	@$(PY) -m pytest -n 2
 
 #ja test-attacks  クラスの採点への攻撃をすべての種類、対照と一緒に 1 回で採点
 test-attacks: $(STAMP) ## every kind of attack on the class grader, graded with controls in one run
