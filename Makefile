@@ -136,7 +136,7 @@ equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with it
 
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
-	@$(PY) -m pytest
+	@$(PY) -m pytest -n 2
 
 #ja dev-check     ラボの作者向け: course.toml とファイルの木を照合し、スタブは不合格、参照実装は合格、すべての変異体を検出
 dev-check: $(STAMP) ## for the lab's authors: course.toml against the tree, stubs fail, the reference passes, every mutant is caught

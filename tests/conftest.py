@@ -1,5 +1,7 @@
 """Shared, expensive runs of the checker, made once per test session."""
 
+from pathlib import Path
+
 import pytest
 
 from lab.grading.check import check, every_step
@@ -46,6 +48,29 @@ E2E_MODULES = {
 }
 
 
+# `make test` runs the tests on two workers (pytest-xdist), a module at a time so that its module
+# fixtures run once. These modules share one worker, one after the other: a class run fails
+# (status 3) when an entry of the cache store changes while it runs, and the runs here without
+# the cache (reference_run, use_cache=False) write entries again; reference_run runs once.
+SHARED_CACHE_MODULES = {
+    "test_classroom", "test_grader_attacks", "test_kill_matrix", "test_learner_texts", "test_predictions", "test_verdict_side",
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's --dist loadfile, with the shared cache's modules as one file. (Its loadgroup
+    cannot group on pytest 9.2: it renames a node's id through an attribute pytest no longer reads.)"""
+    from xdist.scheduler import LoadFileScheduling
+
+    class ModulesAndSharedCache(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            module = nodeid.split("::", 1)[0]
+            return "shared-cache" if Path(module).stem in SHARED_CACHE_MODULES else module
+
+    return ModulesAndSharedCache(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     """Each test is in one tier: e2e (its module's, or its own mark), else fast."""
     for item in items:
@@ -53,3 +78,4 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("e2e")
         if item.get_closest_marker("e2e") is None:
             item.add_marker("fast")
+

@@ -36,8 +36,8 @@ def with_one_bug(folder, mutant_id):
     return mutant.step
 
 
-def run_class(root, out, *more):
-    arguments = ["class", str(root), "--out", str(out), "--time-limit", "10", "--no-mutants", *more]
+def run_class(root, out, *more, time_limit=10):
+    arguments = ["class", str(root), "--out", str(out), "--time-limit", str(time_limit), "--no-mutants", *more]
     return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=600)
 
 
@@ -175,9 +175,18 @@ def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run)
     assert len(list((out / "runs").iterdir())) == 3 and (out / "latest" / "grades.csv").is_file()
 
 
+# A claim_many that takes longer than the whole budget (but not its check's time limit), so that
+# the budget runs out by step 8 however busy the machine is; the budget itself is ten times what
+# collecting the checks takes on a quiet machine, so that a loaded one collects them within it.
+SLOW_BUDGET, SLOW_CLAIM_MANY, SLOW_TIME_LIMIT = 10, 60, 90
+
+
 def test_a_used_up_budget_reads_as_such_not_as_the_learners_code_hanging(tmp_path):
-    make_learner(tmp_path / "class" / "ada", "complete", checkout=False)
-    done = run_class(tmp_path / "class", tmp_path / "out", "--budget", "3", "--regrade-all")
+    steps = make_learner(tmp_path / "class" / "ada", "complete", checkout=False)
+    file = steps / load_course()[7].dir / "step.py"
+    file.write_text(file.read_text() + f"\n\n_claim_many = claim_many\n\n\ndef claim_many(*arguments):\n"
+                    f"    import time\n    time.sleep({SLOW_CLAIM_MANY})\n    return _claim_many(*arguments)\n")
+    done = run_class(tmp_path / "class", tmp_path / "out", "--budget", str(SLOW_BUDGET), "--regrade-all", time_limit=SLOW_TIME_LIMIT)
     header, row = read_csv(tmp_path / "out" / "grades.csv")
     assert dict(zip(header, row))["budget_used_up"] == "yes", done.stdout + done.stderr
     cells = read_csv(tmp_path / "out" / "class.csv")[1]

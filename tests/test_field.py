@@ -39,6 +39,28 @@ def kinds(summary):
     return {key for _, key, _ in summary.found.violations}
 
 
+# One stress run lasts STRESS_SECONDS of the clock; a busy machine makes fewer calls in them (16
+# claims in all beside six busy helpers, too few for a race to show). So a test runs its stress
+# again, up to STRESS_RUNS times, until the run shows what the test is about: the work, not the
+# clock, decides. On a quiet machine the first run does.
+STRESS_SECONDS, STRESS_RUNS = 2.0, 10
+
+
+def stress_until(impl, label, tmp_path, shown):
+    """The first stress run of impl for which shown(summary) holds, or the last of STRESS_RUNS."""
+    for attempt in range(1, STRESS_RUNS + 1):
+        summary = stress.run(impl, label, seconds=STRESS_SECONDS, seed=SEED, keep=tmp_path / f"run-{attempt}")
+        if shown(summary):
+            break
+    return summary
+
+
+def did_real_work(summary):
+    """Enough calls, fences, clock jumps, stale writes tried and kills for a clean run to mean something."""
+    found = summary.found
+    return found.operations > 50 and found.fences > 10 and summary.jumps > 0 and found.stale_tried > 0 and bool(summary.kills)
+
+
 # The catalogue's [field] table (its keys and placeholders: tests/test_message_catalogue.py)
 
 
@@ -86,19 +108,18 @@ def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys
 
 
 def test_stress_finds_no_violation_in_the_reference_and_survives_its_kills(tmp_path):
-    summary = stress.run(REFERENCE, "solutions", seconds=2.0, seed=SEED, keep=tmp_path)
+    summary = stress_until(REFERENCE, "solutions", tmp_path, lambda run: not run.passed or did_real_work(run))
     assert summary.passed, summary.found.violations[:3]
     found = summary.found
-    assert found.stale_accepted == 0 and found.stale_tried > 0
-    assert found.operations > 50 and found.fences > 10 and summary.jumps > 0
-    assert summary.kills and summary.kills_survived == len(summary.kills)
+    assert did_real_work(summary) and found.stale_accepted == 0
+    assert summary.kills_survived == len(summary.kills)
     assert 4 < summary.started <= 4 + len(summary.kills) and found.interrupted == len(summary.kills)
     assert found.unlogged == 0  # a kill lands before COMMIT, so no fence goes unlogged
 
 
 @pytest.mark.parametrize("fixture", ["claim_under_process_lock", "claim_reads_outside_transaction"])
 def test_stress_catches_a_claim_that_is_not_atomic_across_processes(tmp_path, fixture):
-    summary = stress.run(FIXTURES / f"{fixture}.py", fixture, seconds=2.0, seed=SEED, keep=tmp_path)
+    summary = stress_until(FIXTURES / f"{fixture}.py", fixture, tmp_path, lambda run: kinds(run) & FENCE_BREAKS)
     assert not summary.passed and kinds(summary) & FENCE_BREAKS, kinds(summary)
     repeated = [(job, values) for job, key, values in summary.found.violations if key == "v_fence_repeat"]
     # each names its job and the operations that handed the fence out (two workers, or one worker
@@ -107,7 +128,8 @@ def test_stress_catches_a_claim_that_is_not_atomic_across_processes(tmp_path, fi
 
 
 def test_stress_catches_a_completion_by_id_alone(tmp_path):
-    summary = stress.run(FIXTURES / "complete_by_id_alone.py", "complete_by_id_alone", seconds=2.0, seed=SEED, keep=tmp_path)
+    summary = stress_until(FIXTURES / "complete_by_id_alone.py", "complete_by_id_alone", tmp_path,
+                           lambda run: {"v_stale_accepted", "v_result_stale"} <= kinds(run))
     assert summary.found.stale_accepted > 0
     assert {"v_stale_accepted", "v_result_stale"} <= kinds(summary)
 
@@ -117,7 +139,7 @@ def test_stress_catches_a_completion_by_id_alone(tmp_path):
     [("complete_checks_owner_not_fence", "C6.3"), ("renew_ignores_expiry", "C5.3"), ("release_resets_the_fence", "C7.2")],
 )
 def test_stress_catches_a_write_that_skips_one_of_owner_fence_and_time(tmp_path, fixture, clause):
-    summary = stress.run(FIXTURES / f"{fixture}.py", fixture, seconds=2.0, seed=SEED, keep=tmp_path)
+    summary = stress_until(FIXTURES / f"{fixture}.py", fixture, tmp_path, lambda run: clause in {v["clause"] for _, _, v in run.found.violations})
     assert not summary.passed and clause in {values["clause"] for _, _, values in summary.found.violations}
 
 

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
@@ -31,19 +32,23 @@ import atexit, functools, json, os
 from lab.model.course import load_course
 from lab.model.targets import Target
 
-CALLED = {}  # check name -> the course functions called while it ran (its fixtures included)
-CHECKS = []  # (check name, its step) of every check collected, in order
+CALLED = {}  # (check name, its step) -> the course functions called while it ran (its fixtures included)
+CHECKS = []  # (check name, its step, its file) of every check collected, in order
 CURRENT = [None]
 FUNCTIONS = [step.function for step in load_course()]
 _load = Target.load
 
 
+def _check(item):
+    return item.originalname, item.callspec.params["lease"].steps[0]
+
+
 def pytest_collection_modifyitems(items):
-    CHECKS.extend((item.originalname, item.callspec.params["lease"].steps[0]) for item in items)
+    CHECKS.extend((*_check(item), str(item.path)) for item in items)
 
 
 def pytest_runtest_setup(item):
-    CURRENT[0] = item.originalname
+    CURRENT[0] = _check(item)
 
 
 def _recording(name, function):
@@ -65,36 +70,45 @@ def load(self, lang="en"):
 
 Target.load = load
 atexit.register(lambda: open(os.environ["CALLED_OUT"], "w").write(
-    json.dumps({"called": {check: sorted(names) for check, names in CALLED.items()}, "checks": CHECKS})
+    json.dumps({"called": [[*check, sorted(names)] for check, names in CALLED.items()], "checks": CHECKS})
 ))
 '''
 
 
-def called_when_checked(step, tmp_path):
-    (tmp_path / "called_recorder.py").write_text(RECORDER, encoding="utf-8")
-    plan = tmp_path / "plan.json"
+@pytest.fixture(scope="module")
+def called_when_checked(tmp_path_factory):
+    """step -> (check name -> the functions it called, the (check, step) pytest collected from the
+    step's files), from one run of every step's checks on the reference, a target per step."""
+    folder = tmp_path_factory.mktemp("reach")
+    (folder / "called_recorder.py").write_text(RECORDER, encoding="utf-8")
+    plan = folder / "plan.json"
     # The reference as one module file, loaded in the checks' process: a learner's folder
     # would run in a learner process of its own, out of the recorder's sight.
-    (tmp_path / "reference_lease.py").write_text(assemble(read(SOLUTIONS_DIR, label="solutions")), encoding="utf-8")
-    module_file = str(tmp_path / "reference_lease.py")
-    plan.write_text(json.dumps({"targets": [asdict(Target("reference", (step,), module_file=module_file))]}))
-    out = tmp_path / "called.json"
+    (folder / "reference_lease.py").write_text(assemble(read(SOLUTIONS_DIR, label="solutions")), encoding="utf-8")
+    module_file = str(folder / "reference_lease.py")
+    targets = [asdict(Target(f"reference-{step}", (step,), module_file=module_file)) for step in STEPS]
+    plan.write_text(json.dumps({"targets": targets}))
+    out = folder / "called.json"
     env = {**os.environ, PLAN_VARIABLE: str(plan), "CALLED_OUT": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), str(LAB_ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), str(LAB_ROOT), env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "called_recorder", "-p", "no:cacheprovider",
-         "-c", str(LAB_ROOT / "checks" / "pytest.ini"), *map(str, checks.check_files(step))],
-        cwd=LAB_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+         "-c", str(LAB_ROOT / "checks" / "pytest.ini"), *(str(path) for step in STEPS for path in checks.check_files(step))],
+        cwd=LAB_ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     recorded = json.loads(out.read_text())
-    return {check: set(names) for check, names in recorded["called"].items()}, recorded["checks"]
+    return {
+        step: ({check: set(names) for check, own_step, names in recorded["called"] if own_step == step},
+               [(check, own_step) for check, own_step, file in recorded["checks"] if Path(file) in checks.check_files(step)])
+        for step in STEPS
+    }
 
 
 @pytest.mark.parametrize("step", STEPS)
-def test_the_map_names_exactly_the_functions_the_checks_call_on_the_reference(step, tmp_path):
+def test_the_map_names_exactly_the_functions_the_checks_call_on_the_reference(step, called_when_checked):
     tree = ast.parse(assemble(read(SOLUTIONS_DIR, label="solutions")))
-    called, collected = called_when_checked(step, tmp_path)
+    called, collected = called_when_checked[step]
     assert reach.reachable((step,), tree) == set().union(*called.values())
     # every check pytest collects is one the map knows, in the same order, and of this step
     assert list(dict.fromkeys(check for check, _ in collected)) == list(checks.checks_of(step))
