@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import credit, feedback, gradebook, predictions, regrade
+from lab.grading import credit, feedback, gradebook, predictions, regrade, unpack
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
@@ -41,10 +41,11 @@ class ClassRun:
 
     @property
     def exit_status(self):
+        """0 when the class was graded, whatever its verdicts (unfinished learners are normal);
+        LAB_BROKEN when the grading itself cannot be trusted."""
         if self.lab_problems or any(v.survived for v in self.verdicts):
             return ExitStatus.LAB_BROKEN
-        everyone = all(s.results and all(r.status == CheckStatus.PASSED for r in s.results) for s in self.submissions)
-        return ExitStatus.ALL_PASS if everyone else ExitStatus.SOME_FAIL
+        return ExitStatus.ALL_PASS
 
 
 def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None):
@@ -59,7 +60,8 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
     started = time.monotonic()
     before = integrity.fingerprint()
     steps = tuple(step.number for step in load_course())
-    submissions = find_submissions(root)
+    workspace = unpack.workspace()  # zips handed in are unpacked here, and removed with it at the end
+    submissions = find_submissions(root, workspace.name)
     every_mutant = load_mutants() if mutants else []
     jobs = jobs or os.cpu_count() or 1
     lab = regrade.lab_digest()
@@ -73,7 +75,8 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
                 submission.commit = regrade.commit_of(submission.impl)
                 # the folder's path too: messages name the learner's files where they lie, and two
                 # learners with the same files are two rows, each graded (and timed) on its own
-                key = regrade.key(lab, submission.digest, (*settings, os.path.abspath(submission.impl)))
+                where = (os.path.abspath(submission.source), unpack.shown(os.path.abspath(submission.impl)))
+                key = regrade.key(lab, submission.digest, (*settings, *where))
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
                 check_one(submission, steps, time_limit, lang, budget, mutants)
@@ -87,7 +90,7 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
             if on_done:
                 on_done(submission, len(finished), len(submissions))
 
-    with ThreadPoolExecutor(jobs) as pool:
+    with workspace, ThreadPoolExecutor(jobs) as pool:
         matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
         for submission in submissions:
             pool.submit(grade, submission)
@@ -107,6 +110,8 @@ def is_one_learner(root):
 
 def progress_line(submission, done, count, lang="en"):
     words = words_of("class", lang)
+    if submission.problem:
+        return words("progress_problem", done=done, count=count, name=submission.name, problem=submission.problem)
     steps = [step.number for step in load_course()]
     return words("progress", done=done, count=count, name=submission.name, earned=credit_count(submission, steps), steps=len(steps),
                  seconds=time_cell(submission, lang))
@@ -138,7 +143,7 @@ def cell(results, lang="en", root=None, own_step=False):
         return words("budget_used")  # never run: the learner's BUDGET ran out, not their code
     if first.status == CheckStatus.ERROR:
         message = first.message.splitlines()[0] if first.message else ""
-        message = message.replace(f"{root}/", "") if root else message
+        message = unpack.shown(message.replace(f"{root}/", "") if root else message)
         return words("error", message=message[:160] + ("…" if len(message) > 160 else ""))
     clauses = credit.own_clauses(first) if own_step else first.clauses
     return words(CheckStatus(first.status), clause=" ".join(clauses) or first.check)
@@ -263,12 +268,21 @@ def _write_run(outcome, out, lang, bom, graded_at):
     steps = tuple(step.number for step in load_course())
     summary = {}
     for submission, row in zip(outcome.submissions, rows[1:]):
-        run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [])
-        results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
+        if submission.impl is None:  # not graded: why, and what was found where
+            _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
+        else:
+            run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [])
+            results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
         (out / "feedback" / f"{submission.name}.md").write_text(feedback.markdown(submission, outcome.root, row, graded_at, lang), encoding="utf-8")
         summary[submission.name] = {"digest": submission.digest, "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
                                     "cells": row[1:1 + len(steps)]}
     (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _write_not_graded(submission, path):
+    entry = submission.source.name if submission.source else submission.name
+    record = {"learner": submission.name, "graded": False, "entry": entry, "problem": submission.problem, "found": submission.found}
+    path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 def _summary(path):

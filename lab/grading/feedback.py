@@ -5,7 +5,7 @@ folder, the lab's folder, the sandbox's folders and memory addresses are taken o
 
 import re
 
-from lab.grading import credit
+from lab.grading import credit, unpack
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import CheckStatus
 from lab.sandbox.confinement import SCRATCH_INSIDE
@@ -18,7 +18,7 @@ SANDBOX = re.compile(re.escape(SCRATCH_INSIDE) + r"[^\s'\",)]*|/(?:dev/shm|tmp)/
 def clean(text, submission, root):
     for prefix in (f"{root}/{submission.name}/", f"{root}/", f"{LAB_ROOT}/"):
         text = text.replace(prefix, "")
-    return ADDRESS.sub("0x…", SANDBOX.sub("…", text))
+    return ADDRESS.sub("0x…", SANDBOX.sub("…", unpack.shown(text)))
 
 
 def markdown(submission, root, cells, graded_at, lang="en"):
