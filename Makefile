@@ -24,10 +24,11 @@ endif
 
 CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
   $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)") $(if $(filter 1,$(VERBOSE)),--verbose)
-# TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class]
+# TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class] [SIMILAR=0.9]
 TIME_LIMIT ?= 10
 BUDGET ?= 120
 CLASS_OUT ?= reports/class
+# SIMILAR: check-class flags a submission when this share of its own code is found in the reference or a classmate's (default 0.9).
 
 # `make language ja` sets the lab up in the language just chosen.
 ifeq (language,$(firstword $(MAKECMDGOALS)))
@@ -103,7 +104,7 @@ watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops
 
 #ja check-class   DIR の下の学習者のフォルダをすべて検査: 学習者 × ステップの表を CLASS_OUT に (.md、.csv)
 check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
-	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants)
+	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(SIMILAR),--similar $(SIMILAR))
 
 #ja artifact      IMPL を読み込める 1 つのモジュールとして OUT に書き出す (既定 build/lease.py)
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from lab.grading import check as checking
-from lab.grading import classroom
+from lab.grading import classroom, similarity
 from lab.reporters import exercism, junit, terminal as report, results_json
 from lab.model.course import LAB_ROOT, LANGUAGES, load_course
 from lab.field import commands as field
@@ -80,6 +80,8 @@ def build_parser():
     klass.add_argument("--no-mutants", action="store_true", help="skip the kill matrix")
     klass.add_argument("--no-bom", action="store_true", help="write class.csv and grades.csv as plain UTF-8, without a byte-order mark")
     klass.add_argument("--regrade-all", action="store_true", help="grade every learner again, even those unchanged since the last run")
+    klass.add_argument("--similar", type=float, default=similarity.THRESHOLD, metavar="SHARE",
+                       help=f"flag a submission when this share of its own code is found in the reference or a classmate's ({similarity.THRESHOLD})")
     artifact = verbs.add_parser("artifact", help="write an implementation as one importable module")
     artifact.add_argument("--impl", default="steps")
     artifact.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
@@ -150,7 +152,7 @@ def run_class(arguments):
 
     outcome = classroom.check_class(
         root.resolve(), arguments.time_limit, arguments.lang, arguments.budget, arguments.jobs or None, not arguments.no_mutants,
-        use_cache=not arguments.regrade_all, on_done=progress,
+        use_cache=not arguments.regrade_all, on_done=progress, similar=arguments.similar,
     )
     markdown, table = classroom.write(outcome, arguments.out, arguments.lang, bom=not arguments.no_bom)
     for row in classroom.table(outcome, arguments.lang)[1:]:

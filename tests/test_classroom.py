@@ -82,7 +82,7 @@ def gradebook(class_run):
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
     assert done.returncode == ExitStatus.ALL_PASS, done.stdout + done.stderr  # graded, whatever the verdicts
-    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "credit", "time", "predictions", "summary"]
+    assert header == ["learner", *(f"step {n}" for n in range(1, 9)), "credit", "time", "similarity", "predictions", "summary"]
     assert sorted(rows) == ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve", "gus", "notes.txt"]
 
 
@@ -164,6 +164,15 @@ def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_ru
     assert float(gradebook["ada"]["seconds"]) > 0 and gradebook["ada"]["budget_used_up"] == "no"
     assert gradebook["ada"]["step4_prediction"] == "not_run"  # --no-mutants
     assert gradebook["gus"]["problem"].startswith("no steps/ folder") and gradebook["gus"]["points"] == "0"
+
+
+def test_a_copy_of_the_reference_is_flagged_and_the_stubs_are_too_little_to_tell(class_run, gradebook):
+    _, rows, header, _, _, _ = class_run
+    ada = gradebook["ada"]  # the reference's files, as they are
+    assert (ada["similarity_reference"], ada["similarity_flag"]) == ("1.0", "yes") and int(ada["similarity_fingerprints"]) > 100
+    assert rows["ada"][header.index("similarity")].startswith("100% in the reference; 100% in ")
+    assert (gradebook["eve"]["similarity_fingerprints"], gradebook["eve"]["similarity_flag"]) == ("0", "no")  # the stubs only
+    assert gradebook["gus"]["similarity_flag"] == ""
 
 
 def test_feedback_files_name_the_learners_files_never_the_graders(class_run):

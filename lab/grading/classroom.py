@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import credit, feedback, gradebook, predictions, regrade, unpack
+from lab.grading import credit, feedback, gradebook, predictions, regrade, similarity, unpack
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
@@ -37,6 +37,7 @@ class ClassRun:
     verdicts: list
     seconds: float
     lab_problems: list = field(default_factory=list)
+    similar: float = similarity.THRESHOLD  # a likeness from here on is flagged
     changes: list | None = None  # learners whose verdicts moved since the previous run (None: no previous run)
 
     @property
@@ -48,7 +49,8 @@ class ClassRun:
         return ExitStatus.ALL_PASS
 
 
-def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None):
+def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None,
+                similar=similarity.THRESHOLD):
     """Check every submission under root on every step; the kill matrix once for all.
 
     Learner code runs only inside bubblewrap (lab/sandbox/): the caller refuses to grade
@@ -95,7 +97,8 @@ def check_class(root, time_limit=10.0, lang="en", budget=None, jobs=None, mutant
         for submission in submissions:
             pool.submit(grade, submission)
         verdicts, _ = matrix.result()
-    outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
+        similarity.of_class(submissions)
+    outcome = ClassRun(Path(root), submissions, verdicts, 0.0, similar=similar)
     changed = integrity.changes(before, integrity.fingerprint())
     if changed:
         outcome.lab_problems.append(say("class.lab_changed", lang, count=len(changed), paths=", ".join(changed[:5])))
@@ -170,7 +173,8 @@ def table(outcome, lang="en"):
     course's verdict per step, then the credit, the time, the predictions and the summary."""
     words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    header = [words("learner"), *(words("step", n=n) for n in steps), words("credit"), words("time"), words("predictions"), words("summary")]
+    header = [words("learner"), *(words("step", n=n) for n in steps), words("credit"), words("time"), words("similarity"), words("predictions"),
+              words("summary")]
     rows = [header]
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
@@ -180,8 +184,21 @@ def table(outcome, lang="en"):
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
             earned = words("credit_cell", earned=credit_count(submission, steps), steps=len(steps))
-        rows.append([submission.name, *cells, earned, time_cell(submission, lang), prediction_cell(submission, lang), line])
+        rows.append([submission.name, *cells, earned, time_cell(submission, lang), likeness_cell(submission, outcome.similar, lang),
+                     prediction_cell(submission, lang), line])
     return rows
+
+
+def likeness_cell(submission, threshold, lang="en"):
+    """How much of the learner's own code is found in the reference and in the closest classmate's."""
+    words = words_of("class", lang)
+    likeness = submission.likeness
+    if likeness is None:
+        return ""
+    if likeness.size < similarity.MIN_SIZE:
+        return words("sim_small", size=likeness.size)
+    text = words("sim_cell", reference=likeness.reference, closest=likeness.closest, share=likeness.closest_share)
+    return text + (words("sim_flag", threshold=threshold) if likeness.flagged(threshold) else "")
 
 
 def prediction_cell(submission, lang="en"):
@@ -316,15 +333,15 @@ def markdown(outcome, rows, lang="en"):
     problems = outcome.lab_problems + [say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived]
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
-    lines += [words("legend"), ""]
-    header = [words("learner"), words("credit"), *(words("step", n=n) for n in steps), words("time"), words("predictions")]
+    lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
+    header = [words("learner"), words("credit"), *(words("step", n=n) for n in steps), words("time"), words("similarity"), words("predictions")]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for submission, row in zip(outcome.submissions, rows[1:]):
-        name, cells, earned, seconds, predicted = row[0], row[1:1 + len(steps)], row[1 + len(steps)], row[2 + len(steps)], row[3 + len(steps)]
+        name, cells, earned, seconds, alike, predicted = row[0], row[1:1 + len(steps)], *row[1 + len(steps):5 + len(steps)]
         if not submission.problem:
             cells = [f"{credit_cell(submission, n, lang, outcome.root)} · {course}" for n, course in zip(steps, cells)]
-        lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, predicted)) + " |")
+        lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, alike, predicted)) + " |")
     lines += ["", *(f"- {_md(row[-1])}" for row in rows[1:]), ""]
     lines += glance(outcome, lang)
     return "\n".join(lines)

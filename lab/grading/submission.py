@@ -32,6 +32,7 @@ class Submission:
     source: Path | None = None  # its entry in the class folder: a folder or a zip file
     details: dict = field(default_factory=dict)  # the fields of its problem's message
     found: dict = field(default_factory=dict)  # not graded: each place looked at -> what it holds
+    likeness: object = None  # similarity.Likeness: how alike its step files are to the reference and the others
 
 
 def find_submissions(root, workspace=None):
