@@ -12,6 +12,7 @@ results JSON per learner.
 import csv
 import json
 import os
+import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -249,7 +250,7 @@ def summary_line(submission, steps, lang="en", root=None):
 def write(outcome, out_dir, lang="en", bom=True):
     """Every output of the run in a dated folder out_dir/runs/<time>/, linked as out_dir/latest and
     copied to out_dir itself: class.md and class.csv (the translated table, for reading),
-    grades.csv (the gradebook), learners/<name>.json and feedback/<name>.md. Sets outcome.changes:
+    grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json and feedback/<name>.md. Sets outcome.changes:
     the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
     out = Path(out_dir)
     graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -263,6 +264,10 @@ def write(outcome, out_dir, lang="en", bom=True):
         run_dir = runs / f"{stamp}-{n}"
     previous = _summary(out / "latest" / "summary.json")
     _write_run(outcome, run_dir, lang, bom, graded_at)
+    from lab.grading import class_chart  # matplotlib loads only when a class is written
+
+    graded = sum(not s.problem for s in outcome.submissions)
+    charts = class_chart.draw(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
     latest = out / "latest"
     if latest.is_symlink() or not latest.exists():
@@ -271,6 +276,8 @@ def write(outcome, out_dir, lang="en", bom=True):
         partial.symlink_to(Path("runs") / run_dir.name)
         os.replace(partial, latest)
     _write_run(outcome, out, lang, bom, graded_at)  # the latest run, where earlier versions wrote it
+    for chart in charts:
+        shutil.copyfile(chart, out / chart.name)
     return out / "class.md", out / "class.csv"
 
 
@@ -347,38 +354,67 @@ def markdown(outcome, rows, lang="en"):
     return "\n".join(lines)
 
 
-def glance(outcome, lang="en"):
-    """The class at a glance: who needs help first, the clauses failed most, the mutants caught."""
+def glance(outcome, lang="en", now=None):
+    """The class at a glance: who needs help first, the clauses failed most, the mutants caught
+    (the chart, class.png and class.svg, draws the last two: lab/grading/class_chart.py)."""
     words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    lines = [f"## {words('glance')}", "", f"### {words('help_first')}", ""]
+    now = time.time() if now is None else now
+    lines = [f"## {words('glance')}", "", f"![{words('glance')}](class.svg)", "", f"### {words('help_first')}", ""]
     graded = [s for s in outcome.submissions if not s.problem]
-    for submission in sorted(graded, key=lambda s: credit_count(s, steps)):
+    for submission in sorted(graded, key=lambda s: (credit_count(s, steps), -(now - s.last_change))):
+        last = words("last_change", ago=ago(now - submission.last_change, lang)) if submission.last_change else ""
         if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in submission.results):
-            lines.append(f"- {_md(submission.name)}: {words('never_started')}")
+            lines.append(f"- {_md(submission.name)}: {words('never_started')}{last}")
             continue
         stuck = next((n for n in steps if not credit.earned(submission.credit.get(n, []))), None)
         if stuck is not None:
-            lines.append(f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}")
+            lines.append(f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}{last}")
+    lines += ["", f"### {words('clauses_failed')}", ""]
+    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in clauses_failed(outcome)] or ["-"]
+    caught = mutants_caught(outcome)
+    if caught is not None:
+        lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
+        for mutant, hits, wrote in caught:
+            review = words("review_mark") if mutant.worksheet else ""
+            lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=wrote)} |")
+        lines += ["", words("class_caught", caught=sum(hits > 0 for _, hits, _ in caught), count=len(caught))]
+    return [*lines, ""]
+
+
+def clauses_failed(outcome):
+    """(clause, names of the learners whose credit check fails it), the most failed first."""
+    steps = [step.number for step in load_course()]
     failing = {}
-    for submission in graded:
+    for submission in (s for s in outcome.submissions if not s.problem):
         for n in steps:
             bad = next((r for r in submission.credit.get(n, []) if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
             for clause in (credit.own_clauses(bad) if bad else []):
                 failing.setdefault(clause, set()).add(submission.name)
-    lines += ["", f"### {words('clauses_failed')}", ""]
-    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in sorted(failing.items(), key=lambda i: (-len(i[1]), i[0]))] or ["-"]
-    if any(s.predictions is not None for s in graded):
-        lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
-        caught_any = 0
-        for mutant in load_mutants():
-            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == predictions.WRITTEN]
-            hits = sum(p.caught(mutant.id) for p in wrote)
-            caught_any += hits > 0
-            review = words("review_mark") if mutant.worksheet else ""
-            lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=len(wrote))} |")
-        lines += ["", words("class_caught", caught=caught_any, count=len(load_mutants()))]
-    return [*lines, ""]
+    return sorted(failing.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def mutants_caught(outcome):
+    """(mutant, learners whose prediction for its step catches it, learners with a prediction for
+    its step) for every mutant; None when predictions were not run."""
+    graded = [s for s in outcome.submissions if not s.problem]
+    if not any(s.predictions is not None for s in graded):
+        return None
+    found = []
+    for mutant in load_mutants():
+        wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == predictions.WRITTEN]
+        found.append((mutant, sum(p.caught(mutant.id) for p in wrote), len(wrote)))
+    return found
+
+
+def ago(seconds, lang="en"):
+    """A time span as people say it: 5 min, 3 h, 2 days."""
+    words = words_of("class", lang)
+    if seconds < 3600:
+        return words("ago_minutes", n=max(0, round(seconds / 60)))
+    if seconds < 2 * 86400:
+        return words("ago_hours", n=round(seconds / 3600))
+    return words("ago_days", n=round(seconds / 86400))
 
 
 def _md(text):

@@ -32,6 +32,7 @@ class Submission:
     source: Path | None = None  # its entry in the class folder: a folder or a zip file
     details: dict = field(default_factory=dict)  # the fields of its problem's message
     found: dict = field(default_factory=dict)  # not graded: each place looked at -> what it holds
+    last_change: float = 0.0  # when its newest step or prediction file was changed (seconds since the epoch)
     likeness: object = None  # similarity.Likeness: how alike its step files are to the reference and the others
 
 
@@ -77,6 +78,7 @@ def _located(submission, folder, base, course, depth=3):
         for candidate in (folder / "steps", folder):
             if any((candidate / step.dir / STEP_FILE).is_file() for step in course):
                 submission.impl = candidate
+                submission.last_change = _last_change(candidate, course)
                 return submission
         names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
         submission.found[str(folder.relative_to(base))] = names[:SHOWN] + (["…"] if len(names) > SHOWN else [])
@@ -86,6 +88,12 @@ def _located(submission, folder, base, course, depth=3):
         folder = inner[0]
     submission.details = {"where": ", ".join(f"{place}/" for place in submission.found)}
     return submission
+
+
+def _last_change(impl, course):
+    """When the newest of the step and prediction files was last changed (0: none is there)."""
+    files = (impl / step.dir / name for step in course for name in (STEP_FILE, predictions.PREDICTION_FILE))
+    return max((file.lstat().st_mtime for file in files if file.is_file()), default=0.0)
 
 
 def _kind(entry):

@@ -8,7 +8,9 @@ are shown as the zip's name and the path inside it (`ada.zip/lab-main/steps/…`
 temporary folder's.
 """
 
+import os
 import re
+import time
 import stat
 import tempfile
 import zipfile
@@ -62,10 +64,19 @@ def unpack(zip_path, workspace_dir):
                         if written > MAX_BYTES:
                             raise Refused("zip_too_big", {"limit": MAX_BYTES // (1024 * 1024)})
                         sink.write(chunk)
+                stamp = _stamp(member)  # when the learner last changed it, for "who needs help first"
+                os.utime(target, (stamp, stamp))
             except (OSError, zipfile.BadZipFile, RuntimeError) as error:  # a member twice, a file where a folder is, encrypted
                 raise Refused("zip_unreadable", {"error": f"{member.filename}: {error}"}) from None
     return into
 
+
+
+def _stamp(member):
+    try:
+        return time.mktime((*member.date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return 0.0
 
 
 def _safe_path(member):

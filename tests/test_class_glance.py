@@ -1,0 +1,79 @@
+"""The class at a glance (lab/grading/classroom.py's glance, lab/grading/class_chart.py): who needs
+help first, the clauses failed most and the mutants caught, as a section of class.md and as a
+chart in PNG and SVG. Built from results as a class run leaves them, without running a class."""
+
+from pathlib import Path
+
+from lab.grading import class_chart, classroom, predictions
+from lab.grading.submission import Submission
+from lab.model.course import load_course
+from lab.model.mutants import load_mutants
+from lab.running.runner import Result
+
+STEPS = [step.number for step in load_course()]
+NOW = 1_800_000_000.0
+
+
+def results(passing, failing=None, status="passed"):
+    """One result per step: passed up to passing, then failing's clause, then not implemented."""
+    found = []
+    for n in STEPS:
+        if n <= passing:
+            found.append(Result(f"c{n}", f"test_{n}", "t", n, [f"C{n}.1"], status, "", 0.1))
+        elif n == passing + 1 and failing:
+            found.append(Result(f"c{n}", f"test_{n}", "t", n, [failing], "failed", "", 0.1))
+        else:
+            found.append(Result(f"c{n}", f"test_{n}", "t", n, [f"C{n}.1"], "not_implemented", "", 0.1))
+    return found
+
+
+def learner(name, passing, failing=None, days_ago=0.0, predicted=()):
+    found = results(passing, failing)
+    submission = Submission(name, Path(name), results=found, credit={r.step: [r] for r in found}, last_change=NOW - days_ago * 86400)
+    every = load_mutants()
+    submission.predictions = [predictions.Prediction(n, "p.py", predictions.WRITTEN, outcomes={m.id: "caught" for m in every if m.step == n})
+                              for n in predicted]
+    return submission
+
+
+def a_class():
+    return classroom.ClassRun(Path("/class"), [
+        learner("ada", 8, predicted=(4,)),
+        learner("ben", 3, "C4.5", days_ago=0.5, predicted=(4,)),
+        learner("cho", 3, "C4.5", days_ago=9),
+        learner("dan", 0, days_ago=2),
+        learner("eve", 5, "C6.2", days_ago=1 / 24 / 6),
+    ], [], 1.0)
+
+
+def test_who_needs_help_first_least_credit_then_the_longest_without_a_change():
+    lines = classroom.glance(a_class(), "en", now=NOW)
+    helped = lines[lines.index("### Who needs help first (least credit first; then the longest since their last change)") + 2:]
+    assert helped[:4] == [
+        "- dan: never started; last change 2 days ago",
+        "- cho: no credit at step 4: failed at C4.5; last change 9 days ago",
+        "- ben: no credit at step 4: failed at C4.5; last change 12 h ago",
+        "- eve: no credit at step 6: failed at C6.2; last change 10 min ago",
+    ]
+    assert "- C4.5: 2 learner(s)" in lines and "- C6.2: 1 learner(s)" in lines
+    step_4 = [m for m in load_mutants() if m.step == 4]
+    assert f"| {step_4[0].id}{' (the change to review)' if step_4[0].worksheet else ''} | 4 | 2 of 2 |" in lines
+    assert f"{len(step_4)} of {len(load_mutants())} mutants caught by at least one learner." in lines
+
+
+def test_the_chart_is_drawn_as_png_and_svg_and_the_same_class_draws_the_same_svg(tmp_path):
+    outcome = a_class()
+    first, second = tmp_path / "1", tmp_path / "2"
+    for out in (first, second):
+        out.mkdir()
+        svg, png = class_chart.draw(classroom.mutants_caught(outcome), classroom.clauses_failed(outcome), 5, out)
+    assert png.read_bytes().startswith(b"\x89PNG") and "C4.5" in svg.read_text(encoding="utf-8")
+    assert (first / "class.svg").read_bytes() == (second / "class.svg").read_bytes()
+
+
+def test_without_predictions_the_chart_says_so():
+    outcome = a_class()
+    for submission in outcome.submissions:
+        submission.predictions = None
+    assert classroom.mutants_caught(outcome) is None
+    assert not any("Mutants the class's predictions catch" in line for line in classroom.glance(outcome, "en", now=NOW))
