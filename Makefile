@@ -44,7 +44,7 @@ else
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class classroom-workflow artifact test test-attacks clean mutation-report demo stress bench hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -105,6 +105,10 @@ watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops
 #ja check-class   DIR の下の学習者のフォルダをすべて検査: 学習者 × ステップの表を CLASS_OUT に (.md、.csv)
 check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
 	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(SIMILAR),--similar $(SIMILAR))
+
+#ja classroom-workflow  course.toml から GitHub Classroom の自動採点ワークフロー .github/workflows/classroom.yml を作る (ステップごとに 1 つのテスト、配点つき)
+classroom-workflow: $(STAMP) ## write GitHub Classroom's autograding workflow .github/workflows/classroom.yml from course.toml (one test per step, with its points)
+	@$(PY) -m lab.grading.autograding
 
 #ja artifact      IMPL を読み込める 1 つのモジュールとして OUT に書き出す (既定 build/lease.py)
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)

@@ -69,6 +69,7 @@ def build_parser():
     check.add_argument("--budget", type=float, default=600.0, metavar="SECONDS", help="time all the checks of your code may take")
     check.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
     check.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
+    check.add_argument("--credit", action="store_true", help="step N's own checks only, the reference standing in for every other step (N alone, or each step with 'all'): the credit of a class run")
     check.add_argument("--show", choices=("all", "mutants"), help="'all': show every mutant's change and catching checks before the learner predicted (instructors); 'mutants': a compare phase already seen in full again")
     klass = verbs.add_parser("class", help="check every learner folder under DIR; write a table learner x step")
     klass.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
@@ -117,13 +118,15 @@ def main(argv=None):
 
 def run_check(arguments):
     steps, mutant_steps = parse_steps(arguments.step.strip(), arguments.lang)
+    if arguments.credit:  # step N alone: its credit does not depend on the other steps
+        steps = mutant_steps
     impl = resolve_impl(arguments.impl, arguments.lang)
-    known = keys_before_check(impl)  # make progress reads the verdicts of the learner's steps/
+    known = None if arguments.credit else keys_before_check(impl)  # make progress reads the course verdicts of the learner's steps/
     if not confinement.available():
         print(say("unconfined", arguments.lang), file=sys.stderr)
     outcome = checking.check(
         impl, steps, () if arguments.no_mutants else mutant_steps, arguments.time_limit, arguments.lang, arguments.impl,
-        strict=arguments.strict, budget=arguments.budget,
+        strict=arguments.strict, budget=arguments.budget, credit_only=arguments.credit,
     )
     outcome.show_all = arguments.show == "all"
     seen = Seen(LAB_ROOT) if known is not None else None  # the learner's own steps/: later runs fold what was seen

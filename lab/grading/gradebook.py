@@ -2,8 +2,8 @@
 
 Its headers and values are the same in every language (a machine format: the translated table
 for reading is class.csv). UTF-8 with a byte-order mark by default, so that Excel on a Japanese
-Windows reads it as UTF-8; plain UTF-8 on request. Points: one per step credited (course.toml
-gives no weights).
+Windows reads it as UTF-8; plain UTF-8 on request. Points: each credited step's `points` in
+course.toml (1 unless it says otherwise).
 """
 
 import csv
@@ -55,8 +55,9 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
             values += [found.status, caught, len(mutants), _yes(found.catches_the_snippet(every_mutant)) if written else "no"]
     alike = submission.likeness
     values += [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))] if alike else ["", "", "", "", ""]
-    points = sum(credit.earned(submission.credit.get(n, [])) for n in steps) if not submission.problem else 0
-    return [*values, points, len(steps)]
+    weights = {step.number: step.points for step in load_course()}
+    points = sum(weights[n] for n in steps if credit.earned(submission.credit.get(n, []))) if not submission.problem else 0
+    return [*values, points, sum(weights[n] for n in steps)]
 
 
 def write(outcome, path, graded_at, bom=True):

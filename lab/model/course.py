@@ -30,6 +30,7 @@ class Step:
     function: str
     title: dict
     hints: dict
+    points: int = 1  # the step's weight in grades.csv and in GitHub Classroom's score
 
     def contract_path(self, lang="en", root=LAB_ROOT):
         name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
@@ -49,7 +50,7 @@ def load_course(root=LAB_ROOT):
     if found != FORMAT_VERSION:
         raise CourseFormatError(say("unknown_format", file=root / "course.toml", found=found, known=FORMAT_VERSION))
     return tuple(
-        Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"])
+        Step(number, entry["dir"], entry["function"], entry["title"], entry["hints"], entry.get("points", 1))
         for number, entry in enumerate(manifest["steps"], start=1)
     )
 
