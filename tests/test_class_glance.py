@@ -2,6 +2,8 @@
 help first, the clauses failed most and the mutants caught, as a section of class.md and as a
 chart in PNG and SVG. Built from results as a class run leaves them, without running a class."""
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 from lab.grading import class_chart, classroom, predictions
@@ -77,3 +79,25 @@ def test_without_predictions_the_chart_says_so():
         submission.predictions = None
     assert classroom.mutants_caught(outcome) is None
     assert not any("Mutants the class's predictions catch" in line for line in classroom.glance(outcome, "en", now=NOW))
+
+
+def test_feedback_to_hand_back_is_written_clean_as_markdown_html_junit_and_exercism(tmp_path):
+    """The same class run writes every learner's files; none names the grading machine."""
+    outcome = a_class()
+    ben = outcome.submissions[1]
+    bad = ben.credit[4][0]
+    message = (f"called claim(db, ...) at {outcome.root}/ben/04-claim/step.py, line 3 in /run/lease-lab/scratch/x.db;"
+               " got <object at 0x7f3a2b4c5d6e> <script>alert(1)</script>")
+    ben.credit[4] = [replace(bad, message=message)]
+    ben.results = [replace(r, message=message) if r.step == 4 else r for r in ben.results]
+    classroom.write(outcome, tmp_path / "out")
+    out = tmp_path / "out"
+    files = [out / "feedback" / "ben.md", out / "feedback" / "ben.html", out / "junit" / "ben.xml", out / "exercism" / "ben.json", out / "learners" / "ben.json"]
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        assert "04-claim/step.py, line 3" in text, file
+        assert str(outcome.root) + "/" not in text and "0x7f3a2b4c5d6e" not in text and "/run/lease-lab" not in text, file
+    page = (out / "feedback" / "ben.html").read_text(encoding="utf-8")
+    assert page.startswith('<!doctype html>\n<html lang="en">') and "<table>" in page and "<script>" not in page and "src=" not in page
+    assert json.loads((out / "exercism" / "ben.json").read_text(encoding="utf-8"))["max_score"] == len(ben.results)
+    assert (out / "class.svg").is_file() and (out / "latest" / "class.png").is_file()

@@ -26,7 +26,7 @@ from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import load_mutants
 from lab.model.status import CheckStatus, ExitStatus
-from lab.reporters import results_json
+from lab.reporters import exercism, junit, results_json
 from lab.sandbox import integrity
 from lab.text.messages import say, words_of
 
@@ -250,7 +250,8 @@ def summary_line(submission, steps, lang="en", root=None):
 def write(outcome, out_dir, lang="en", bom=True):
     """Every output of the run in a dated folder out_dir/runs/<time>/, linked as out_dir/latest and
     copied to out_dir itself: class.md and class.csv (the translated table, for reading),
-    grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json and feedback/<name>.md. Sets outcome.changes:
+    grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json, and to hand
+    back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
     the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
     out = Path(out_dir)
     graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -282,7 +283,7 @@ def write(outcome, out_dir, lang="en", bom=True):
 
 
 def _write_run(outcome, out, lang, bom, graded_at):
-    for folder in ("learners", "feedback"):
+    for folder in ("learners", "feedback", "junit", "exercism"):
         (out / folder).mkdir(parents=True, exist_ok=True)
     rows = table(outcome, lang)
     with open(out / "class.csv", "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
@@ -294,10 +295,16 @@ def _write_run(outcome, out, lang, bom, graded_at):
     for submission, row in zip(outcome.submissions, rows[1:]):
         if submission.impl is None:  # not graded: why, and what was found where
             _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
-        else:
-            run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [])
+        else:  # what `make check` would write, with the messages cleaned as the feedback's are
+            run_of_one = CheckRun(steps, submission.name, feedback.cleaned(submission.results, submission, outcome.root),
+                                  predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root))
             results_json.write(run_of_one, out / "learners" / f"{submission.name}.json")
-        (out / "feedback" / f"{submission.name}.md").write_text(feedback.markdown(submission, outcome.root, row, graded_at, lang), encoding="utf-8")
+            junit.write(run_of_one, out / "junit" / f"{submission.name}.xml")
+            exercism.write(run_of_one, out / "exercism" / f"{submission.name}.json")
+        text = feedback.markdown(submission, outcome.root, row, graded_at, lang)
+        (out / "feedback" / f"{submission.name}.md").write_text(text, encoding="utf-8")
+        title = words_of("class", lang)("fb_title", name=submission.name)
+        (out / "feedback" / f"{submission.name}.html").write_text(feedback.html(text, lang, title), encoding="utf-8")
         summary[submission.name] = {"digest": submission.digest, "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
                                     "cells": row[1:1 + len(steps)]}
     (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
