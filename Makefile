@@ -102,8 +102,8 @@ backups: $(STAMP) ## list the backups of step N, newest first: when, what made e
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
 	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
-#ja check-class   DIR の下の学習者のフォルダをすべて検査: 学習者 × ステップの表を CLASS_OUT に (.md、.csv)
-check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
+#ja check-class   DIR の下の学習者のフォルダと zip をすべて検査: 学習者 × ステップの表、成績表、グラフ、返却用のフィードバックを CLASS_OUT に
+check-class: $(STAMP) ## check every learner folder and zip under DIR: table learner x step, gradebook, chart and feedback to hand back in CLASS_OUT
 	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) --time-limit $(TIME_LIMIT) --budget $(BUDGET) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(SIMILAR),--similar $(SIMILAR))
 
 #ja classroom-workflow  course.toml から GitHub Classroom の自動採点ワークフロー .github/workflows/classroom.yml を作る (ステップごとに 1 つのテスト、配点つき)
