@@ -90,8 +90,13 @@ def test_feedback_to_hand_back_is_written_clean_as_markdown_html_junit_and_exerc
                " got <object at 0x7f3a2b4c5d6e> <script>alert(1)</script>")
     ben.credit[4] = [replace(bad, message=message)]
     ben.results = [replace(r, message=message) if r.step == 4 else r for r in ben.results]
+    outcome.submissions.append(Submission("notes.txt", None, problem="not graded: notes.txt is neither a folder nor a zip file",
+                                          source=Path("/class/notes.txt"), found={"notes.txt": {"bytes": 5}}))
     classroom.write(outcome, tmp_path / "out")
     out = tmp_path / "out"
+    assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8")) == {
+        "learner": "notes.txt", "graded": False, "entry": "notes.txt", "problem": "not graded: notes.txt is neither a folder nor a zip file",
+        "found": {"notes.txt": {"bytes": 5}}, "checks": []}
     files = [out / "feedback" / "ben.md", out / "feedback" / "ben.html", out / "junit" / "ben.xml", out / "exercism" / "ben.json", out / "learners" / "ben.json"]
     for file in files:
         text = file.read_text(encoding="utf-8")

@@ -92,7 +92,8 @@ def test_a_zip_nested_as_downloaded_is_graded_and_anything_else_says_what_was_fo
     assert rows["notes.txt"][1] == "error: not graded: notes.txt is neither a folder nor a zip file"
     assert rows["gus"][1] == "error: no steps/ folder and no step files in gus/"
     found = json.loads((out / "learners" / "gus.json").read_text(encoding="utf-8"))
-    assert found == {"learner": "gus", "graded": False, "entry": "gus", "problem": rows["gus"][1][len("error: "):], "found": {"gus": []}}
+    assert found == {"learner": "gus", "graded": False, "entry": "gus", "problem": rows["gus"][1][len("error: "):], "found": {"gus": []},
+                     "checks": []}
     assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8"))["found"] == {"notes.txt": {"bytes": 13}}
 
 

@@ -312,7 +312,8 @@ def _write_run(outcome, out, lang, bom, graded_at):
 
 def _write_not_graded(submission, path):
     entry = submission.source.name if submission.source else submission.name
-    record = {"learner": submission.name, "graded": False, "entry": entry, "problem": submission.problem, "found": submission.found}
+    record = {"learner": submission.name, "graded": False, "entry": entry, "problem": submission.problem, "found": submission.found,
+              "checks": []}  # as a graded learner's file has them
     path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
