@@ -24,10 +24,11 @@ endif
 
 CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
   $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)") $(if $(filter 1,$(VERBOSE)),--verbose)
-# TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class]
+# TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class] [SIMILAR=0.9]
 # Unset, each is left to the command, whose default is written once in lab/model/defaults.py.
 TIME_LIMIT_FLAG = $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT))
 CLASS_OUT ?= reports/class
+# SIMILAR: check-class flags a submission when this share of its own code is found in the reference or a classmate's (default 0.9).
 
 # `make language ja` sets the lab up in the language just chosen.
 ifeq (language,$(firstword $(MAKECMDGOALS)))
@@ -43,7 +44,7 @@ else
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class artifact test test-attacks clean mutation-report equivalent demo stress bench lease dev-check hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class classroom-workflow artifact test test-attacks clean mutation-report equivalent demo stress bench lease dev-check hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -101,9 +102,13 @@ backups: $(STAMP) ## list the backups of step N, newest first: when, what made e
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
 	@exec $(PY) -m lab watch "$(N)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
-#ja check-class   DIR の下の学習者のフォルダをすべて検査: 学習者 × ステップの表を CLASS_OUT に (.md、.csv)
-check-class: $(STAMP) ## check every learner folder under DIR: table learner x step in CLASS_OUT (.md, .csv)
-	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(BUDGET),--budget $(BUDGET)) $(if $(filter 0,$(MUTANTS)),--no-mutants)
+#ja check-class   DIR の下の学習者のフォルダと zip をすべて検査: 学習者 × ステップの表、成績表、グラフ、返却用のフィードバックを CLASS_OUT に
+check-class: $(STAMP) ## check every learner folder and zip under DIR: table learner x step, gradebook, chart and feedback to hand back in CLASS_OUT
+	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(BUDGET),--budget $(BUDGET)) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(SIMILAR),--similar $(SIMILAR))
+
+#ja classroom-workflow  course.toml から GitHub Classroom の自動採点ワークフロー .github/workflows/classroom.yml を作る (ステップごとに 1 つのテスト、配点つき)
+classroom-workflow: $(STAMP) ## write GitHub Classroom's autograding workflow .github/workflows/classroom.yml from course.toml (one test per step, with its points)
+	@$(PY) -m lab classroom-workflow --lang $(LAB_LANG)
 
 #ja artifact      IMPL を読み込める 1 つのモジュールとして OUT に書き出す (既定 build/lease.py)
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)

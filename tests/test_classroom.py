@@ -2,8 +2,10 @@
 learner x step as Markdown and CSV, one line per learner, and the kill matrix once."""
 
 import csv
+import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,8 @@ from lab.model.targets import Target
 from lab.running.runner import run
 
 LAST = len(load_course())  # the course's step count: a learner who did everything has LAST/LAST
-CLASS = {  # learner -> (kind, a checkout of the lab or just steps/)
+CLASS = {  # learner -> (kind, a checkout of the lab or just steps/); ben hands in a zip (below)
     "ada": ("complete", True),
-    "ben": ("half_done", False),
     "cho": ("syntax_error", False),
     "eve": ("tampering", True),
 }
@@ -41,6 +42,13 @@ def run_class(root, out, *more, time_limit=10):
     return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=600)
 
 
+def zipped(folder, zip_path):
+    """zip_path holding folder as GitHub's "Download ZIP" does: everything under one top folder."""
+    with zipfile.ZipFile(zip_path, "w") as archive:
+        for file in sorted(Path(folder).rglob("*")):
+            archive.write(file, Path(folder.name) / file.relative_to(folder))
+
+
 def read_csv(path):
     return list(csv.reader(path.open(encoding="utf-8-sig")))
 
@@ -52,6 +60,9 @@ def class_run(tmp_path_factory):
         make_learner(root / name, kind, checkout)
     for name, mutant_id in ONE_BUG.items():
         with_one_bug(root / name, mutant_id)
+    download = tmp_path_factory.mktemp("download")
+    make_learner(download / "lab-main", "half_done", checkout=True)
+    zipped(download / "lab-main", root / "ben.zip")
     (root / "gus").mkdir()  # handed in nothing
     (root / "notes.txt").write_text("not a learner")
     before = fingerprint(root)
@@ -70,9 +81,20 @@ def gradebook(class_run):
 
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
-    assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
-    assert header == ["learner", *(f"step {n}" for n in range(1, LAST + 1)), "credit", "time", "predictions", "summary"]
-    assert sorted(rows) == ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve", "gus"]
+    assert done.returncode == ExitStatus.ALL_PASS, done.stdout + done.stderr  # graded, whatever the verdicts
+    assert header == ["learner", *(f"step {n}" for n in range(1, LAST + 1)), "credit", "time", "similarity", "predictions", "summary"]
+    assert sorted(rows) == ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve", "gus", "notes.txt"]
+
+
+def test_a_zip_nested_as_downloaded_is_graded_and_anything_else_says_what_was_found_where(class_run):
+    _, rows, _, out, _, _ = class_run
+    assert rows["ben"][1:10] == ["passed"] * 4 + ["not implemented"] * 4 + ["4/8"]
+    assert rows["notes.txt"][1] == "error: not graded: notes.txt is neither a folder nor a zip file"
+    assert rows["gus"][1] == "error: no steps/ folder and no step files in gus/"
+    found = json.loads((out / "learners" / "gus.json").read_text(encoding="utf-8"))
+    assert found == {"learner": "gus", "graded": False, "entry": "gus", "problem": rows["gus"][1][len("error: "):], "found": {"gus": []},
+                     "checks": []}
+    assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8"))["found"] == {"notes.txt": {"bytes": 13}}
 
 
 def test_each_cell_says_passed_failed_or_error(class_run):
@@ -145,6 +167,15 @@ def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_ru
     assert gradebook["gus"]["problem"].startswith("no steps/ folder") and gradebook["gus"]["points"] == "0"
 
 
+def test_a_copy_of_the_reference_is_flagged_and_the_stubs_are_too_little_to_tell(class_run, gradebook):
+    _, rows, header, _, _, _ = class_run
+    ada = gradebook["ada"]  # the reference's files, as they are
+    assert (ada["similarity_reference"], ada["similarity_flag"]) == ("1.0", "yes") and int(ada["similarity_fingerprints"]) > 100
+    assert rows["ada"][header.index("similarity")].startswith("100% in the reference; 100% in ")
+    assert (gradebook["eve"]["similarity_fingerprints"], gradebook["eve"]["similarity_flag"]) == ("0", "no")  # the stubs only
+    assert gradebook["gus"]["similarity_flag"] == ""
+
+
 def test_feedback_files_name_the_learners_files_never_the_graders(class_run):
     _, _, _, out, _, _ = class_run
     text = (out / "feedback" / "bug5.md").read_text(encoding="utf-8")
@@ -157,9 +188,9 @@ def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run)
     assert done.stdout.index(f"] ada: credit {LAST}/{LAST}") < done.stdout.index(f"ada: {LAST}/{LAST} steps pass")  # progress, as each finishes
     root = Path(done.args[4])
     again = run_class(root, out)
-    assert again.returncode == ExitStatus.SOME_FAIL and "No learner's verdicts changed since the previous run." in again.stdout
+    assert again.returncode == ExitStatus.ALL_PASS and "No learner's verdicts changed since the previous run." in again.stdout
     header, *rows = read_csv(out / "grades.csv")
-    assert {row[1]: row[header.index("cached")] for row in rows if row[1] != "gus"} == dict.fromkeys(["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve"], "yes")
+    assert {row[1]: row[header.index("cached")] for row in rows if row[1] not in ("gus", "notes.txt")} == dict.fromkeys(["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve"], "yes")
     mutant = next(m for m in load_mutants() if m.id == ONE_BUG["bug4"])
     file = root / "bug4" / "04-claim" / "step.py"
     broken = file.read_text()
@@ -169,7 +200,7 @@ def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run)
     finally:
         file.write_text(broken)
     header, *rows = read_csv(out / "grades.csv")
-    cached = {row[1]: row[header.index("cached")] for row in rows if row[1] != "gus"}
+    cached = {row[1]: row[header.index("cached")] for row in rows if row[1] not in ("gus", "notes.txt")}
     assert cached.pop("bug4") == "no" and set(cached.values()) == {"yes"}
     assert "bug4: changed (credit 7 -> 8 of 8)" in fixed.stdout
     assert len(list((out / "runs").iterdir())) == 3 and (out / "latest" / "grades.csv").is_file()
@@ -193,9 +224,9 @@ def test_a_used_up_budget_reads_as_such_not_as_the_learners_code_hanging(tmp_pat
     assert "not run: the learner's time budget (BUDGET) was used up" in cells and not any(c.startswith("timed out") for c in cells)
 
 
-@pytest.mark.parametrize("lang", ["en", "ja"])
-def test_a_dir_that_is_one_learners_folder_is_refused_in_one_line(tmp_path, lang):
-    make_learner(tmp_path / "ada", "complete", checkout=True)
+@pytest.mark.parametrize("lang,checkout", [("en", True), ("ja", True), ("en", False)])
+def test_a_dir_that_is_one_learners_folder_or_a_steps_folder_is_refused_in_one_line(tmp_path, lang, checkout):
+    make_learner(tmp_path / "ada", "complete", checkout=checkout)
     done = subprocess.run([sys.executable, "-m", "lab", "class", str(tmp_path / "ada"), "--lang", lang, "--out", str(tmp_path / "out")],
                           cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == ExitStatus.USAGE and len(done.stderr.strip().splitlines()) == 1

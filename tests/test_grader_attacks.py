@@ -429,10 +429,10 @@ def _step_checks(checks, step):
 # The assertions
 
 
-def test_every_learner_is_graded_and_the_run_ends_with_some_failing(graded):
+def test_every_learner_is_graded_and_the_run_ends_as_graded(graded):
     if not graded.confined:
         return _refused(graded)
-    assert graded.returncode == ExitStatus.SOME_FAIL, graded.show()
+    assert graded.returncode == ExitStatus.ALL_PASS, graded.show()  # graded, whatever the verdicts
     missing = [kind.name for kind in graded.kinds if kind.name not in graded.cells or graded.checks.get(kind.name) is None]
     assert not missing, f"no row or no results JSON for {missing}\n{graded.show()}"
 

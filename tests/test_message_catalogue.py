@@ -58,7 +58,7 @@ SAID_THROUGH_A_VALUE = re.compile(
     r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error)"
     r"|mutation\.(status_(killed|timeout|survived|equivalent|no_tests|not_checked)|origin_(mutmut|pre-built)"
     r"|check_(failed|error|timeout|crashed))|checks\.racing_(threads|processes)|learner\.status_\w+"
-    r"|verbs\.\w+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"
+    r"|verbs\.[\w-]+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"
 )
 # A violation's title (lab/field/stress.py: key + "_title") is said wherever its violation is.
 TITLE = re.compile(r"^(field\.v_\w+)_title$")

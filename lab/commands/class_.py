@@ -2,7 +2,7 @@
 
 from lab.commands import options
 from lab.model.course import LAB_ROOT
-from lab.model.defaults import CLASS_BUDGET
+from lab.model.defaults import CLASS_BUDGET, SIMILAR
 
 NAME = "class"
 MAKE_TARGETS = ("check-class",)
@@ -18,6 +18,10 @@ def add_arguments(parser):
     options.no_mutants(parser, "skip the kill matrix")
     parser.add_argument("--no-bom", action="store_true", help="write class.csv and grades.csv as plain UTF-8, without a byte-order mark")
     parser.add_argument("--regrade-all", action="store_true", help="grade every learner again, even those unchanged since the last run")
+    parser.add_argument(
+        "--similar", type=float, default=SIMILAR, metavar="SHARE",
+        help=f"flag a submission when this share of its own code is found in the reference or a classmate's ({SIMILAR})",
+    )
 
 
 def run(arguments, settings):
@@ -43,7 +47,7 @@ def run(arguments, settings):
 
     outcome = classroom.check_class(
         root.resolve(), settings.time_limit, lang, settings.budget, arguments.jobs or None, not arguments.no_mutants,
-        use_cache=not arguments.regrade_all, on_done=progress,
+        use_cache=not arguments.regrade_all, on_done=progress, similar=arguments.similar,
     )
     markdown, table = classroom.write(outcome, settings.out, lang, bom=not arguments.no_bom)
     for row in classroom.table(outcome, lang)[1:]:

@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import kill_matrix, predictions
+from lab.grading import credit, kill_matrix, predictions
 from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
@@ -50,16 +50,22 @@ class CheckRun:
         return ExitStatus.ALL_PASS if all(self.step_passes(n) for n in self.steps) else ExitStatus.SOME_FAIL
 
 
-def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl_label=None, use_cache=True, strict=False, budget=None):
+def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl_label=None, use_cache=True, strict=False, budget=None,
+          credit_only=False):
     """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
 
     budget: seconds the learner's checks may take in all (the rest is reported as not run).
+    credit_only: each step's own checks only, the reference standing in for every other step
+    (lab/grading/credit.py), as a class run gives credit and GitHub Classroom gives points.
 
     Both run at once, each in its own child process: the learner's code never shares a process
     with the mutants, so nothing it does can change the kill matrix.
     """
     implementation = read(impl_path, label=impl_label, lang=lang)
-    learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
+    if credit_only:
+        learner = credit.targets(implementation.label, impl_path, implementation, steps)
+    else:
+        learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
     with ThreadPoolExecutor(3) as pool:
         learner_run = pool.submit(run, learner, time_limit, lang, budget)
@@ -67,6 +73,8 @@ def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl
         # The learner's predictions meet the same mutants, in children of their own.
         predicted = pool.submit(predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache)
         results = learner_run.result()
+        if credit_only:
+            results = [r for own in credit.split(results, implementation.label)[1].values() for r in own]
         verdicts, matrix_cached = mutant_run.result()
         prediction_runs = predicted.result()
     outcome = CheckRun(

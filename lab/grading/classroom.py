@@ -12,6 +12,7 @@ results JSON per learner.
 import csv
 import json
 import os
+import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab import reporters
-from lab.grading import credit, feedback, gradebook, regrade
+from lab.grading import credit, feedback, gradebook, regrade, similarity, unpack
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
@@ -39,17 +40,20 @@ class ClassRun:
     verdicts: list
     seconds: float
     lab_problems: list = field(default_factory=list)
+    similar: float = similarity.THRESHOLD  # a likeness from here on is flagged
     changes: list | None = None  # learners whose verdicts moved since the previous run (None: no previous run)
 
     @property
     def exit_status(self):
+        """0 when the class was graded, whatever its verdicts (unfinished learners are normal);
+        LAB_BROKEN when the grading itself cannot be trusted."""
         if self.lab_problems or any(v.survived for v in self.verdicts):
             return ExitStatus.LAB_BROKEN
-        everyone = all(s.results and all(r.status == CheckStatus.PASSED for r in s.results) for s in self.submissions)
-        return ExitStatus.ALL_PASS if everyone else ExitStatus.SOME_FAIL
+        return ExitStatus.ALL_PASS
 
 
-def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None):
+def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None,
+                similar=similarity.THRESHOLD):
     """Check every submission under root on every step; the kill matrix once for all.
 
     Learner code runs only inside bubblewrap (lab/sandbox/): the caller refuses to grade
@@ -61,7 +65,8 @@ def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, 
     started = time.monotonic()
     before = integrity.fingerprint()
     steps = tuple(step.number for step in load_course())
-    submissions = find_submissions(root)
+    workspace = unpack.workspace()  # zips handed in are unpacked here, and removed with it at the end
+    submissions = find_submissions(root, workspace.name)
     every_mutant = load_mutants() if mutants else []
     jobs = jobs or os.cpu_count() or 1
     lab = regrade.lab_digest()
@@ -75,7 +80,8 @@ def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, 
                 submission.commit = regrade.commit_of(submission.impl)
                 # the folder's path too: messages name the learner's files where they lie, and two
                 # learners with the same files are two rows, each graded (and timed) on its own
-                key = regrade.key(lab, submission.digest, (*settings, os.path.abspath(submission.impl)))
+                where = (os.path.abspath(submission.source), unpack.shown(os.path.abspath(submission.impl)))
+                key = regrade.key(lab, submission.digest, (*settings, *where))
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
                 check_one(submission, steps, time_limit, lang, budget, mutants)
@@ -89,12 +95,13 @@ def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, 
             if on_done:
                 on_done(submission, len(finished), len(submissions))
 
-    with ThreadPoolExecutor(jobs) as pool:
+    with workspace, ThreadPoolExecutor(jobs) as pool:
         matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
         for submission in submissions:
             pool.submit(grade, submission)
         verdicts, _ = matrix.result()
-    outcome = ClassRun(Path(root), submissions, verdicts, 0.0)
+        similarity.of_class(submissions)
+    outcome = ClassRun(Path(root), submissions, verdicts, 0.0, similar=similar)
     changed = integrity.changes(before, integrity.fingerprint())
     if changed:
         outcome.lab_problems.append(say("class.lab_changed", lang, count=len(changed), paths=", ".join(changed[:5])))
@@ -109,6 +116,8 @@ def is_one_learner(root):
 
 def progress_line(submission, done, count, lang="en"):
     words = words_of("class", lang)
+    if submission.problem:
+        return words("progress_problem", done=done, count=count, name=submission.name, problem=submission.problem)
     steps = [step.number for step in load_course()]
     return words("progress", done=done, count=count, name=submission.name, earned=credit_count(submission, steps), steps=len(steps),
                  seconds=time_cell(submission, lang))
@@ -140,7 +149,7 @@ def cell(results, lang="en", root=None, own_step=False):
         return words("budget_used")  # never run: the learner's BUDGET ran out, not their code
     if first.status == CheckStatus.ERROR:
         message = first.said(lang).splitlines()[0] if first.message else ""
-        message = message.replace(f"{root}/", "") if root else message
+        message = unpack.shown(message.replace(f"{root}/", "") if root else message)
         return words("error", message=message[:160] + ("…" if len(message) > 160 else ""))
     clauses = credit.own_clauses(first) if own_step else first.clauses
     return words(CheckStatus(first.status), clause=" ".join(clauses) or first.check)
@@ -167,7 +176,8 @@ def table(outcome, lang="en"):
     course's verdict per step, then the credit, the time, the predictions and the summary."""
     words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    header = [words("learner"), *(words("step", n=n) for n in steps), words("credit"), words("time"), words("predictions"), words("summary")]
+    header = [words("learner"), *(words("step", n=n) for n in steps), words("credit"), words("time"), words("similarity"), words("predictions"),
+              words("summary")]
     rows = [header]
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
@@ -177,8 +187,21 @@ def table(outcome, lang="en"):
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
             earned = words("credit_cell", earned=credit_count(submission, steps), steps=len(steps))
-        rows.append([submission.name, *cells, earned, time_cell(submission, lang), prediction_cell(submission, lang), line])
+        rows.append([submission.name, *cells, earned, time_cell(submission, lang), likeness_cell(submission, outcome.similar, lang),
+                     prediction_cell(submission, lang), line])
     return rows
+
+
+def likeness_cell(submission, threshold, lang="en"):
+    """How much of the learner's own code is found in the reference and in the closest classmate's."""
+    words = words_of("class", lang)
+    likeness = submission.likeness
+    if likeness is None:
+        return ""
+    if likeness.size < similarity.MIN_SIZE:
+        return words("sim_small", size=likeness.size)
+    text = words("sim_cell", reference=likeness.reference, closest=likeness.closest, share=likeness.closest_share)
+    return text + (words("sim_flag", threshold=threshold) if likeness.flagged(threshold) else "")
 
 
 def prediction_cell(submission, lang="en"):
@@ -229,7 +252,8 @@ def summary_line(submission, steps, lang="en", root=None):
 def write(outcome, out_dir, lang="en", bom=True):
     """Every output of the run in a dated folder out_dir/runs/<time>/, linked as out_dir/latest and
     copied to out_dir itself: class.md and class.csv (the translated table, for reading),
-    grades.csv (the gradebook), learners/<name>.json and feedback/<name>.md. Sets outcome.changes:
+    grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json, and to hand
+    back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
     the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
     out = Path(out_dir)
     graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -243,6 +267,10 @@ def write(outcome, out_dir, lang="en", bom=True):
         run_dir = runs / f"{stamp}-{n}"
     previous = _summary(out / "latest" / "summary.json")
     _write_run(outcome, run_dir, lang, bom, graded_at)
+    from lab.grading import class_chart  # matplotlib loads only when a class is written
+
+    graded = sum(not s.problem for s in outcome.submissions)
+    charts = class_chart.draw(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
     latest = out / "latest"
     if latest.is_symlink() or not latest.exists():
@@ -251,11 +279,13 @@ def write(outcome, out_dir, lang="en", bom=True):
         partial.symlink_to(Path("runs") / run_dir.name)
         os.replace(partial, latest)
     _write_run(outcome, out, lang, bom, graded_at)  # the latest run, where earlier versions wrote it
+    for chart in charts:
+        shutil.copyfile(chart, out / chart.name)
     return out / "class.md", out / "class.csv"
 
 
 def _write_run(outcome, out, lang, bom, graded_at):
-    for folder in ("learners", "feedback"):
+    for folder in ("learners", "feedback", "junit", "exercism"):
         (out / folder).mkdir(parents=True, exist_ok=True)
     rows = table(outcome, lang)
     with open(out / "class.csv", "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
@@ -265,12 +295,26 @@ def _write_run(outcome, out, lang, bom, graded_at):
     steps = tuple(step.number for step in load_course())
     summary = {}
     for submission, row in zip(outcome.submissions, rows[1:]):
-        run_of_one = CheckRun(steps, submission.name, submission.results, predictions=submission.predictions or [], lang=lang)
-        reporters.write_for_learner(run_of_one, out, submission.name)
-        (out / "feedback" / f"{submission.name}.md").write_text(feedback.markdown(submission, outcome.root, row, graded_at, lang), encoding="utf-8")
+        if submission.impl is None:  # not graded: why, and what was found where
+            _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
+        else:  # what `make check` would write, with the messages cleaned as the feedback's are
+            run_of_one = CheckRun(steps, submission.name, feedback.cleaned(submission.results, submission, outcome.root),
+                                  predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root), lang=lang)
+            reporters.write_for_learner(run_of_one, out, submission.name)
+        text = feedback.markdown(submission, outcome.root, row, graded_at, lang)
+        (out / "feedback" / f"{submission.name}.md").write_text(text, encoding="utf-8")
+        title = words_of("class", lang)("fb_title", name=submission.name)
+        (out / "feedback" / f"{submission.name}.html").write_text(feedback.html(text, lang, title), encoding="utf-8")
         summary[submission.name] = {"digest": submission.digest, "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
                                     "cells": row[1:1 + len(steps)]}
     (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _write_not_graded(submission, path):
+    entry = submission.source.name if submission.source else submission.name
+    record = {"learner": submission.name, "graded": False, "entry": entry, "problem": submission.problem, "found": submission.found,
+              "checks": []}  # as a graded learner's file has them
+    path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 def _summary(path):
@@ -304,52 +348,81 @@ def markdown(outcome, rows, lang="en"):
     problems = outcome.lab_problems + [say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived]
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
-    lines += [words("legend"), ""]
-    header = [words("learner"), words("credit"), *(words("step", n=n) for n in steps), words("time"), words("predictions")]
+    lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
+    header = [words("learner"), words("credit"), *(words("step", n=n) for n in steps), words("time"), words("similarity"), words("predictions")]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for submission, row in zip(outcome.submissions, rows[1:]):
-        name, cells, earned, seconds, predicted = row[0], row[1:1 + len(steps)], row[1 + len(steps)], row[2 + len(steps)], row[3 + len(steps)]
+        name, cells, earned, seconds, alike, predicted = row[0], row[1:1 + len(steps)], *row[1 + len(steps):5 + len(steps)]
         if not submission.problem:
             cells = [f"{credit_cell(submission, n, lang, outcome.root)} · {course}" for n, course in zip(steps, cells)]
-        lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, predicted)) + " |")
+        lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, alike, predicted)) + " |")
     lines += ["", *(f"- {_md(row[-1])}" for row in rows[1:]), ""]
     lines += glance(outcome, lang)
     return "\n".join(lines)
 
 
-def glance(outcome, lang="en"):
-    """The class at a glance: who needs help first, the clauses failed most, the mutants caught."""
+def glance(outcome, lang="en", now=None):
+    """The class at a glance: who needs help first, the clauses failed most, the mutants caught
+    (the chart, class.png and class.svg, draws the last two: lab/grading/class_chart.py)."""
     words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    lines = [f"## {words('glance')}", "", f"### {words('help_first')}", ""]
+    now = time.time() if now is None else now
+    lines = [f"## {words('glance')}", "", f"![{words('glance')}](class.svg)", "", f"### {words('help_first')}", ""]
     graded = [s for s in outcome.submissions if not s.problem]
-    for submission in sorted(graded, key=lambda s: credit_count(s, steps)):
+    for submission in sorted(graded, key=lambda s: (credit_count(s, steps), -(now - s.last_change))):
+        last = words("last_change", ago=ago(now - submission.last_change, lang)) if submission.last_change else ""
         if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in submission.results):
-            lines.append(f"- {_md(submission.name)}: {words('never_started')}")
+            lines.append(f"- {_md(submission.name)}: {words('never_started')}{last}")
             continue
         stuck = next((n for n in steps if not credit.earned(submission.credit.get(n, []))), None)
         if stuck is not None:
-            lines.append(f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}")
+            lines.append(f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}{last}")
+    lines += ["", f"### {words('clauses_failed')}", ""]
+    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in clauses_failed(outcome)] or ["-"]
+    caught = mutants_caught(outcome)
+    if caught is not None:
+        lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
+        for mutant, hits, wrote in caught:
+            review = words("review_mark") if mutant.worksheet else ""
+            lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=wrote)} |")
+        lines += ["", words("class_caught", caught=sum(hits > 0 for _, hits, _ in caught), count=len(caught))]
+    return [*lines, ""]
+
+
+def clauses_failed(outcome):
+    """(clause, names of the learners whose credit check fails it), the most failed first."""
+    steps = [step.number for step in load_course()]
     failing = {}
-    for submission in graded:
+    for submission in (s for s in outcome.submissions if not s.problem):
         for n in steps:
             bad = next((r for r in submission.credit.get(n, []) if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
             for clause in (credit.own_clauses(bad) if bad else []):
                 failing.setdefault(clause, set()).add(submission.name)
-    lines += ["", f"### {words('clauses_failed')}", ""]
-    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in sorted(failing.items(), key=lambda i: (-len(i[1]), i[0]))] or ["-"]
-    if any(s.predictions is not None for s in graded):
-        lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
-        caught_any = 0
-        for mutant in load_mutants():
-            wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == PredictionStatus.WRITTEN]
-            hits = sum(p.caught(mutant.id) for p in wrote)
-            caught_any += hits > 0
-            review = words("review_mark") if mutant.worksheet else ""
-            lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=len(wrote))} |")
-        lines += ["", words("class_caught", caught=caught_any, count=len(load_mutants()))]
-    return [*lines, ""]
+    return sorted(failing.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def mutants_caught(outcome):
+    """(mutant, learners whose prediction for its step catches it, learners with a prediction for
+    its step) for every mutant; None when predictions were not run."""
+    graded = [s for s in outcome.submissions if not s.problem]
+    if not any(s.predictions is not None for s in graded):
+        return None
+    found = []
+    for mutant in load_mutants():
+        wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == PredictionStatus.WRITTEN]
+        found.append((mutant, sum(p.caught(mutant.id) for p in wrote), len(wrote)))
+    return found
+
+
+def ago(seconds, lang="en"):
+    """A time span as people say it: 5 min, 3 h, 2 days."""
+    words = words_of("class", lang)
+    if seconds < 3600:
+        return words("ago_minutes", n=max(0, round(seconds / 60)))
+    if seconds < 2 * 86400:
+        return words("ago_hours", n=round(seconds / 3600))
+    return words("ago_days", n=round(seconds / 86400))
 
 
 def _md(text):

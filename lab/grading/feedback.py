@@ -3,11 +3,15 @@ step's credit and course verdict and, for each step without credit, the call, th
 expectation of its first failing check. Nothing of the grading machine is shown: the class
 folder, the lab's folder, the sandbox's folders and memory addresses are taken out."""
 
+import html as markup
 import re
+from dataclasses import replace
 
-from lab.grading import credit
+from markdown_it import MarkdownIt
+
+from lab.grading import credit, unpack
 from lab.model.course import LAB_ROOT, load_course
-from lab.model.results import CheckStatus
+from lab.model.results import CheckStatus, mapped
 from lab.sandbox.confinement import SCRATCH_INSIDE
 from lab.text.messages import words_of
 
@@ -18,7 +22,26 @@ SANDBOX = re.compile(re.escape(SCRATCH_INSIDE) + r"[^\s'\",)]*|/(?:dev/shm|tmp)/
 def clean(text, submission, root):
     for prefix in (f"{root}/{submission.name}/", f"{root}/", f"{LAB_ROOT}/"):
         text = text.replace(prefix, "")
-    return ADDRESS.sub("0x…", SANDBOX.sub("…", text))
+    return ADDRESS.sub("0x…", SANDBOX.sub("…", unpack.shown(text)))
+
+
+def cleaned(results, submission, root):
+    """Results (runner.Result or predictions.Prediction) with clean messages: for the learner's
+    JSON, JUnit and Exercism files."""
+    return [replace(r, message=mapped(r.message, lambda text: clean(text, submission, root))) for r in results]
+
+
+def html(text, lang, title):
+    """The Markdown feedback as one self-contained page: no script, nothing to fetch, and HTML in a
+    message shown as text."""
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return (f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{markup.escape(title)}</title>\n'
+            f"<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n")
+
+
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}"
+         "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
+         "pre{background:#f6f6f6;padding:.75rem;overflow-x:auto}")
 
 
 def markdown(submission, root, cells, graded_at, lang="en"):

@@ -2,14 +2,14 @@
 
 Its headers and values are the same in every language (a machine format: the translated table
 for reading is class.csv). UTF-8 with a byte-order mark by default, so that Excel on a Japanese
-Windows reads it as UTF-8; plain UTF-8 on request. Points: one per step credited (course.toml
-gives no weights).
+Windows reads it as UTF-8; plain UTF-8 on request. Points: each credited step's `points` in
+course.toml (1 unless it says otherwise).
 """
 
 import csv
 import hashlib
 
-from lab.grading import credit
+from lab.grading import credit, similarity
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import CheckStatus, PredictionStatus
@@ -26,10 +26,11 @@ def header(steps):
         columns += [f"step{n}_credit", f"step{n}_checks_passed", f"step{n}_checks", f"step{n}_course"]
     for n in steps:
         columns += [f"step{n}_prediction", f"step{n}_prediction_caught", f"step{n}_prediction_mutants", f"step{n}_prediction_review_caught"]
+    columns += ["similarity_fingerprints", "similarity_reference", "similarity_closest_learner", "similarity_closest", "similarity_flag"]
     return [*columns, "points", "max_points"]
 
 
-def row(submission, steps, graded_at):
+def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
     every_mutant = load_mutants()
     by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
     passing = [bool(by_step[n]) and all(r.status == CheckStatus.PASSED for r in by_step[n]) for n in steps]
@@ -52,8 +53,11 @@ def row(submission, steps, graded_at):
             caught = sum(found.caught(m.id) for m in mutants)
             written = found.status == PredictionStatus.WRITTEN
             values += [found.status, caught, len(mutants), _yes(found.catches_the_snippet(every_mutant)) if written else "no"]
-    points = sum(credit.earned(submission.credit.get(n, [])) for n in steps) if not submission.problem else 0
-    return [*values, points, len(steps)]
+    alike = submission.likeness
+    values += [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))] if alike else ["", "", "", "", ""]
+    weights = {step.number: step.points for step in load_course()}
+    points = sum(weights[n] for n in steps if credit.earned(submission.credit.get(n, []))) if not submission.problem else 0
+    return [*values, points, sum(weights[n] for n in steps)]
 
 
 def write(outcome, path, graded_at, bom=True):
@@ -61,7 +65,7 @@ def write(outcome, path, graded_at, bom=True):
     with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
         out = csv.writer(handle)
         out.writerow(header(steps))
-        out.writerows(row(s, steps, graded_at) for s in outcome.submissions)
+        out.writerows(row(s, steps, graded_at, outcome.similar) for s in outcome.submissions)
     return path
 
 

@@ -6,12 +6,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import credit, predictions
+from lab.grading import credit, predictions, unpack
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE, read
+from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.targets import Target
 from lab.running.runner import run
 from lab.text.messages import say
+
+SHOWN = 20  # names listed per folder looked at
 
 
 @dataclass
@@ -27,34 +30,82 @@ class Submission:
     commit: str = ""  # HEAD of a git checkout
     cached: bool = False  # unchanged since it was last graded: its results were kept
     budget_used: bool = False  # its BUDGET ran out before every check and prediction ran
+    source: Path | None = None  # its entry in the class folder: a folder or a zip file
+    details: dict = field(default_factory=dict)  # the fields of its problem's message
+    found: dict = field(default_factory=dict)  # not graded: each place looked at -> what it holds
+    last_change: float = 0.0  # when its newest step or prediction file was changed (seconds since the epoch)
+    likeness: object = None  # similarity.Likeness: how alike its step files are to the reference and the others
 
 
-def find_submissions(root):
-    """One submission per folder under root: its steps/ folder, or the folder itself. A hidden
-    folder (its name starts with a dot) gets a row that says why it is not graded."""
+def find_submissions(root, workspace=None):
+    """One submission per entry of root: a folder or a zip file (unpacked into workspace, a folder
+    of the run's own), graded from its steps/ folder or the step files it holds, found at its top
+    or down a chain of single folders ("Download ZIP" nests the checkout in one). Every other entry
+    gets a row that says why it is not graded and what was found where; a hidden folder (its name
+    starts with a dot) does too, and a hidden file (.DS_Store) is no entry."""
     course = load_course()
+    entries = sorted(Path(root).iterdir())
+    taken = {entry.name for entry in entries}
     found = []
-    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
-        if folder.name.startswith("."):
-            found.append(Submission(folder.name, None, problem="class.hidden"))
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            if entry.is_dir():
+                found.append(Submission(name, None, problem="class.hidden", source=entry))
             continue
-        if folder.is_symlink():  # a learner folder that is a link to someone else's code
-            found.append(Submission(folder.name, None, problem="refused_link"))
-            continue
+        if entry.is_symlink():  # a learner folder that is a link to someone else's code
+            found.append(Submission(name, None, problem="refused_link", source=entry))
+        elif entry.is_dir():
+            found.append(_located(Submission(name, None, source=entry), entry, Path(root), course))
+        elif entry.is_file() and entry.suffix.lower() == ".zip" and workspace is not None:
+            submission = Submission(entry.stem if entry.stem not in taken else name, None, source=entry)
+            try:
+                folder = unpack.unpack(entry, workspace)
+            except unpack.Refused as refused:
+                submission.problem, submission.details = f"class.{refused.args[0]}", refused.args[1]
+                found.append(submission)
+                continue
+            found.append(_located(submission, folder, Path(workspace), course))
+        else:
+            found.append(Submission(name, None, problem="class.not_a_submission", source=entry,
+                                    found={name: _kind(entry)}))
+    return found
+
+
+def _located(submission, folder, base, course, depth=3):
+    """Fill in where submission's step files are: folder, its steps/, or the same one single
+    folder further down (at most depth times); else what each folder looked at holds."""
+    for _ in range(depth + 1):
         for candidate in (folder / "steps", folder):
             if any((candidate / step.dir / STEP_FILE).is_file() for step in course):
-                found.append(Submission(folder.name, candidate))
-                break
-        else:
-            found.append(Submission(folder.name, None))
-    return found
+                submission.impl = candidate
+                submission.last_change = _last_change(candidate, course)
+                return submission
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+        submission.found[str(folder.relative_to(base))] = names[:SHOWN] + (["…"] if len(names) > SHOWN else [])
+        inner = [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith(".") and p.name != "__MACOSX"]
+        if len(inner) != 1:
+            break
+        folder = inner[0]
+    submission.details = {"where": ", ".join(f"{place}/" for place in submission.found)}
+    return submission
+
+
+def _last_change(impl, course):
+    """When the newest of the step and prediction files was last changed (0: none is there)."""
+    files = (impl / step.dir / name for step in course for name in (STEP_FILE, PREDICTION_FILE))
+    return max((file.lstat().st_mtime for file in files if file.is_file()), default=0.0)
+
+
+def _kind(entry):
+    return {"bytes": entry.stat().st_size} if entry.is_file() else {"kind": "neither a file nor a folder"}
 
 
 def check_one(submission, steps, time_limit, lang, budget, mutants=True):
     """Fill in the submission's results (and predictions), or the problem that stopped them."""
     began = time.monotonic()
     if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
-        submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name)
+        submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name, **submission.details)
         return
     try:  # the budget counts from here: the first read of the files is part of it
         implementation = read(submission.impl, label=submission.name)

@@ -33,6 +33,7 @@ class Step:
     parameters: tuple = ()  # the function's signature: its parameters' names, in order
     snippet: str = ""  # the broken change to review, as the worksheet quotes it
     unmutated: dict = field(default_factory=dict)  # clause id -> why no mutant breaks it
+    points: int = 1  # the step's weight in grades.csv and in GitHub Classroom's score
 
     def contract_path(self, lang="en", root=LAB_ROOT):
         name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
@@ -68,7 +69,7 @@ def load_course(root=LAB_ROOT):
     return tuple(
         Step(
             number, entry["dir"], entry["function"], entry["title"], entry["hints"],
-            tuple(entry.get("parameters", ())), entry.get("snippet", ""), entry.get("unmutated", {}),
+            tuple(entry.get("parameters", ())), entry.get("snippet", ""), entry.get("unmutated", {}), entry.get("points", 1),
         )
         for number, entry in enumerate(_manifest(root)["steps"], start=1)
     )

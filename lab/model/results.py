@@ -197,16 +197,21 @@ def holds(message, fact):
 
 def replaced(value, old, new):
     """The message with old replaced by new in every plain string of it (a file's path)."""
+    return mapped(value, lambda text: text.replace(old, new))
+
+
+def mapped(value, change):
+    """The message with change applied to every plain string of it."""
     if isinstance(value, str):
-        return value.replace(old, new)
+        return change(value)
     if isinstance(value, Words):
-        return Words(value.key, **{name: replaced(v, old, new) for name, v in value.values.items()})
+        return Words(value.key, **{name: mapped(v, change) for name, v in value.values.items()})
     if isinstance(value, Joined):
-        return Joined(*(replaced(part, old, new) for part in value.parts))
+        return Joined(*(mapped(part, change) for part in value.parts))
     if isinstance(value, Quoted):
-        return Quoted(replaced(value.value, old, new))
+        return Quoted(mapped(value.value, change))
     if isinstance(value, Phrase):
-        return Phrase(value.en.replace(old, new), value.ja.replace(old, new))
+        return Phrase(change(value.en), change(value.ja))
     return value
 
 

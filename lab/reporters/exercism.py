@@ -10,7 +10,7 @@ import json
 from lab.model.results import CheckStatus
 
 OPTION, HELP = "--exercism", "also write Exercism's results.json (version 3), with a score"
-CLASS_FILE = None
+CLASS_FILE = "exercism/{name}.json"  # check-class: one per learner
 
 STATUS = {CheckStatus.PASSED: "pass", CheckStatus.FAILED: "fail", CheckStatus.NOT_IMPLEMENTED: "fail"}  # anything else: error
 

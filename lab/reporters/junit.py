@@ -7,7 +7,7 @@ from lab.model.course import load_course
 from lab.model.results import CheckStatus
 
 OPTION, HELP = "--junit", "also write the learner's checks as JUnit XML"
-CLASS_FILE = None
+CLASS_FILE = "junit/{name}.xml"  # check-class: one per learner
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
 KIND = {

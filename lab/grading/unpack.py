@@ -1,0 +1,90 @@
+"""A zip file handed in as a submission, unpacked safely into a temporary folder of the class run.
+
+A zip comes from a learner, so nothing in it is trusted: a member that is a link, has an absolute
+path, a drive letter or a `..` part is refused (never skipped, so what is graded is what was
+handed in); the member count and the bytes actually written are bounded, whatever the zip's
+directory claims; nothing is written outside the folder made for it. Paths of the unpacked files
+are shown as the zip's name and the path inside it (`ada.zip/lab-main/steps/…`), never as the
+temporary folder's.
+"""
+
+import os
+import re
+import stat
+import tempfile
+import time
+import zipfile
+from pathlib import Path, PurePosixPath
+
+MAX_MEMBERS = 2000
+MAX_BYTES = 50 * 1024 * 1024
+CHUNK = 64 * 1024
+PREFIX = "lease-lab-class-"
+UNPACKED = re.compile(re.escape(tempfile.gettempdir()) + "/" + PREFIX + r"[^/\s]+/")
+
+
+class Refused(Exception):
+    """The zip cannot be unpacked safely: args are a message key of [class] and its fields."""
+
+
+def workspace():
+    """The class run's folder for unpacked zips (a TemporaryDirectory: the caller removes it)."""
+    return tempfile.TemporaryDirectory(prefix=PREFIX)
+
+
+def shown(text):
+    """text with every unpacked folder's path put as the zip's own name and the path inside it."""
+    return UNPACKED.sub("", text)
+
+
+def unpack(zip_path, workspace_dir):
+    """Unpack zip_path into workspace_dir/<zip's name>/ and return that folder; Refused otherwise."""
+    into = Path(workspace_dir) / Path(zip_path).name
+    into.mkdir()
+    try:
+        archive = zipfile.ZipFile(zip_path)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise Refused("zip_unreadable", {"error": str(error) or type(error).__name__}) from None
+    with archive:
+        members = archive.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise Refused("zip_too_many", {"count": len(members), "limit": MAX_MEMBERS})
+        written = 0
+        for member in members:
+            inside = _safe_path(member)
+            target = into.joinpath(*inside.parts)
+            if member.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as source, open(target, "xb") as sink:
+                    while chunk := source.read(CHUNK):
+                        written += len(chunk)
+                        if written > MAX_BYTES:
+                            raise Refused("zip_too_big", {"limit": MAX_BYTES // (1024 * 1024)})
+                        sink.write(chunk)
+                stamp = _stamp(member)  # when the learner last changed it, for "who needs help first"
+                os.utime(target, (stamp, stamp))
+            except (OSError, zipfile.BadZipFile, RuntimeError) as error:  # a member twice, a file where a folder is, encrypted
+                raise Refused("zip_unreadable", {"error": f"{member.filename}: {error}"}) from None
+    return into
+
+
+
+def _stamp(member):
+    try:
+        return time.mktime((*member.date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return 0.0
+
+
+def _safe_path(member):
+    name = member.filename
+    mode = member.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        raise Refused("zip_link", {"member": name})
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name) or not path.parts:
+        raise Refused("zip_outside", {"member": name})
+    return path

@@ -1,0 +1,59 @@
+"""GitHub Classroom's workflow (lab/grading/autograding.py): generated from course.toml, one
+autograding test per step worth its points, the score reported by Classroom's own reporter; the
+committed file is the generated one. And check.yml's summary survives a missing results file."""
+
+import subprocess
+import sys
+
+from learner_folders import make_learner
+
+from lab.grading import autograding
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.status import ExitStatus
+
+TEXT = autograding.workflow(load_course())
+
+
+def test_one_autograding_test_per_step_with_its_points_and_its_credit_command():
+    for step in load_course():
+        block = TEXT[TEXT.index(f"        id: step{step.number}\n"):]
+        block = block[:block.index("      - name:", 1)]
+        assert f"uses: {autograding.GRADER}" in block and f"max-score: {step.points}\n" in block
+        assert f"command: python -m lab check {step.number} --credit --no-mutants --impl steps\n" in block
+        assert f'STEP{step.number}_RESULTS: "${{{{ steps.step{step.number}.outputs.result }}}}"' in TEXT
+    assert TEXT.count(autograding.GRADER) == len(load_course()) and TEXT.count(autograding.REPORTER) == 1
+    assert TEXT.endswith(f"runners: {','.join(f'step{n}' for n in range(1, len(load_course()) + 1))}\n")
+
+
+def test_the_committed_workflow_is_the_generated_one():
+    assert (LAB_ROOT / ".github" / "workflows" / "classroom.yml").read_text(encoding="utf-8") == TEXT
+
+
+def test_the_make_target_writes_it(tmp_path):
+    out = tmp_path / "classroom.yml"
+    done = subprocess.run([sys.executable, "-m", "lab", "classroom-workflow", "--out", str(out)], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and out.read_text(encoding="utf-8") == TEXT, done.stderr
+
+
+def test_check_yml_summary_says_so_when_no_results_file_was_written(tmp_path):
+    workflow = (LAB_ROOT / ".github" / "workflows" / "check.yml").read_text(encoding="utf-8")
+    start = workflow.index("\n", workflow.index("<<'PY'")) + 1
+    script = workflow[start:workflow.index("\n          PY")]
+    script = "\n".join(line[10:] for line in script.splitlines())
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "no results were written" in done.stdout, done.stderr
+
+
+def test_a_step_s_credit_command_fails_only_the_step_whose_function_is_broken(tmp_path):
+    """A `>=` in claim: step 4's test loses its points, step 5's does not (its course verdict would)."""
+    steps = make_learner(tmp_path / "bug4", "complete", checkout=False)
+    claim = steps / "04-claim" / "step.py"
+    claim.write_text(claim.read_text(encoding="utf-8").replace("row[0] > now", "row[0] >= now"), encoding="utf-8")
+
+    def credit(step):
+        command = ["check", str(step), "--credit", "--no-mutants", "--impl", str(steps)]
+        return subprocess.run([sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
+
+    four, five = credit(4), credit(5)
+    assert four.returncode == ExitStatus.SOME_FAIL and "C4.5" in four.stdout, four.stdout + four.stderr
+    assert five.returncode == ExitStatus.ALL_PASS and "Step 4" not in five.stdout, five.stdout + five.stderr
