@@ -27,6 +27,7 @@ from lab import commands
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import write_stubs
+from lab.model.results import MutantStatus
 from lab.mutation import html as mutation_html
 from lab.mutation import text as mutation_text
 from lab.mutation.equivalents import Equivalence
@@ -37,7 +38,7 @@ JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯]")
 # The names of what the lab runs and reads: tools, formats, units and signals.
 NAMES = {
     "SQLite", "sqlite3", "Python", "pytest", "Hypothesis", "mutmut", "Stryker", "JSON", "JUnit", "XML", "Exercism",
-    "TOML", "CSV", "HTML", "CI", "git", "bubblewrap", "litequeue", "persist-queue", "Ctrl", "TODO", "WAL", "FULL", "NORMAL", "NULL", "PRAGMA",
+    "TOML", "CSV", "HTML", "CI", "git", "GitHub", "Classroom", "bubblewrap", "litequeue", "persist-queue", "Ctrl", "TODO", "WAL", "FULL", "NORMAL", "NULL", "PRAGMA",
     "SQL", "SIGKILL", "MB", "GiB", "ms", "pid", "id", "ID", "ok", "kill", "IMPL", "DIR", "SHOW", "VERBOSE", "ALL", "AT", "BUDGET",
 }
 
@@ -187,7 +188,7 @@ def every_status_report():
     survivor: what the reference's report never shows."""
     def mutant(number, status, **more):
         return Mutant(
-            id=f"lease.x_claim__mutmut_{number}", origin="mutmut", step=4, function="claim", status=status,
+            id=f"lease.x_claim__mutmut_{number}", origin="mutmut", step=4, function="claim", status=MutantStatus(status),
             diff="@@ -1 +1 @@\n-    if row[0] > now:\n+    if row[0] >= now:", file="solutions.py",
             location=(1, 1, 1, 10), replacement="if row[0] >= now:", **more,
         )
@@ -200,7 +201,7 @@ def every_status_report():
         mutant(5, "not checked", equivalent=Equivalence("error-message-text", "English reason", reason_ja="日本語の理由")),
     ]
     prebuilt = Mutant(
-        id="m4-grace-period", origin="pre-built", step=4, function="claim", status="killed", diff="-a\n+b",
+        id="m4-grace-period", origin="pre-built", step=4, function="claim", status=MutantStatus.KILLED, diff="-a\n+b",
         file="solutions.py", location=(1, 1, 1, 2), replacement="b", killed_by=["test_claim_of_a_live_lease_is_none_and_keeps_the_row"],
     )
     return Report(
