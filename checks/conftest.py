@@ -35,7 +35,9 @@ settings.register_profile(
 # The kill matrix (pre-built mutants, and mutmut's as module files) needs only "does some
 # example fail?": shrinking a mutant's failure to the smallest example would cost most of the
 # run and show nobody anything.
-settings.register_profile("kill-matrix", parent=settings.get_profile("lab"), phases=[Phase.explicit, Phase.reuse, Phase.generate])
+settings.register_profile(
+    "kill-matrix", parent=settings.get_profile("lab"), phases=[Phase.explicit, Phase.reuse, Phase.generate]
+)
 
 PLAN = Plan.from_environment()
 settings.load_profile("kill-matrix" if all(target.mutant or target.module_file for target in PLAN.targets) else "lab")
@@ -66,7 +68,9 @@ def _shrink_within_calls(shrink):
     return bounded
 
 
-engine.ConjectureRunner.shrink_interesting_test_cases = _shrink_within_calls(engine.ConjectureRunner.shrink_interesting_test_cases)
+engine.ConjectureRunner.shrink_interesting_test_cases = _shrink_within_calls(
+    engine.ConjectureRunner.shrink_interesting_test_cases
+)
 
 SCHEMA = (
     "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "

@@ -54,7 +54,9 @@ def check_interleavings(lease, new_db, name, clause, other, collision=None):
     if isinstance(answer, NotImplementedError):
         raise NotImplementedYet(called)
     if statements is None:  # the process running the call ended or stalled: nothing to interleave
-        raise ClauseBroken(clause, explain(called, answer, en="an answer, alone and unhurried", ja="単独で呼んだときの答え"))
+        raise ClauseBroken(
+            clause, explain(called, answer, en="an answer, alone and unhurried", ja="単独で呼んだときの答え")
+        )
     for k in range(min(statements or 0, MOST_STATEMENTS)):
         db = _prepared(new_db, stored)
         got = _interleaved(lease, other, db, (name, (db, *args)), ("claim", (db, *claim_args)), k, called)
@@ -149,11 +151,15 @@ def _message(called, claimed, k, statements, got, orders):
         f"{called}, held before its statement {k + 1} of {statements}, while {claimed} ran in another process",
         f"{called} を {statements} 個の文のうち {k + 1} 番目の直前で止め、その間に別のプロセスで {claimed} を実行",
     )
-    labels = {"claim": words("B's claim first", "B の claim が先"), "call": words(f"A's {name} first", f"A の {name} が先")}
+    labels = {
+        "claim": words("B's claim first", "B の claim が先"),
+        "call": words(f"A's {name} first", f"A の {name} が先"),
+    }
     # The nearer order first: the list of what differs is made against it.
     near, far = sorted(orders, key=lambda order: sum(g != w for g, w in zip(got, orders[order])))
     return explain(
-        when, got,
+        when,
+        got,
         en=f"{orders[near]} ({labels[near].en}) or {orders[far]} ({labels[far].en}): (A's answer, B's answer, the stored row) of one of the two orders, nothing raised",
         ja=f"{orders[near]} ({labels[near].ja}) または {orders[far]} ({labels[far].ja}): (A の答え, B の答え, 保存される行) が 2 つの順序のどちらかと同じで、例外なし",
         want=orders[near],

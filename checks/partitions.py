@@ -60,7 +60,11 @@ def _when(compare):
     return test
 
 
-_before, _at, _after = _when(lambda now, until: now < until), _when(lambda now, until: now == until), _when(lambda now, until: now > until)
+_before, _at, _after = (
+    _when(lambda now, until: now < until),
+    _when(lambda now, until: now == until),
+    _when(lambda now, until: now > until),
+)
 
 
 def _fence(kind):
@@ -71,7 +75,12 @@ def _fence(kind):
         if row is None or row["done"] or row["owner"] != args[1]:
             return False
         given, stored = args[2], row["fence"]
-        return {"current": given == stored, "stale": 0 < given < stored, "future": given > stored, "zero": given == 0 and stored > 0}[kind]
+        return {
+            "current": given == stored,
+            "stale": 0 < given < stored,
+            "future": given > stored,
+            "zero": given == 0 and stored > 0,
+        }[kind]
 
     return test
 
@@ -84,7 +93,8 @@ def _other_owner_same_fence(args, rows):
 def _several_with_same_owner_and_fence(args, rows):
     """Another stored row, not done, holds the same owner and fence as the call names."""
     return _target(args, rows) is not None and any(
-        i != args[0] and r["owner"] == args[1] and r["fence"] == args[2] and not r["done"] for i, r in (rows or {}).items()
+        i != args[0] and r["owner"] == args[1] and r["fence"] == args[2] and not r["done"]
+        for i, r in (rows or {}).items()
     )
 
 
@@ -104,7 +114,9 @@ ROW_KINDS = {
     "leased row": _leased,
     "released row (fence kept, no owner)": _released,
     "done row": _done,
-    "stored ids on either side of the target": lambda args, rows: _target(args, rows) is not None and _either_side(args, rows),
+    "stored ids on either side of the target": lambda args, rows: (
+        _target(args, rows) is not None and _either_side(args, rows)
+    ),
 }
 FENCES = {
     "current fence": _fence("current"),
@@ -145,7 +157,9 @@ PARTITIONS = {
     "renew": {
         "ttl 0 or below": _ttl_refused(4),
         "now + ttl before the stored until (a shorter lease)": _shorter_lease,
-        **ROW_KINDS, **FENCES, **_times(3),
+        **ROW_KINDS,
+        **FENCES,
+        **_times(3),
     },
     "complete": {**ROW_KINDS, **FENCES, **_times(3)},
     "release": {**ROW_KINDS, **FENCES},

@@ -39,23 +39,39 @@ _fence = st.integers(1, 4)
 # draws its items about evenly, where one_of would not.
 ROW_KINDS = {
     "leased": st.fixed_dictionaries({"owner": _owner, "until": _time, "fence": _fence}),
-    "done": st.fixed_dictionaries({"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)}),
+    "done": st.fixed_dictionaries(
+        {"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)}
+    ),
     "never claimed": st.just({}),
     "released": st.fixed_dictionaries({"fence": _fence}),  # owner NULL, until 0, fence kept
-    "anything": st.fixed_dictionaries({"owner": st.none() | _owner, "until": _time, "fence": st.integers(0, 4), "result": st.none() | st.just("r0"), "done": st.integers(0, 1)}),
+    "anything": st.fixed_dictionaries(
+        {
+            "owner": st.none() | _owner,
+            "until": _time,
+            "fence": st.integers(0, 4),
+            "result": st.none() | st.just("r0"),
+            "done": st.integers(0, 1),
+        }
+    ),
 }
-ROWS = st.sampled_from(("leased",) * 4 + ("done",) * 2 + ("never claimed", "released", "anything")).flatmap(ROW_KINDS.get)
+ROWS = st.sampled_from(("leased",) * 4 + ("done",) * 2 + ("never claimed", "released", "anything")).flatmap(
+    ROW_KINDS.get
+)
 # At least one live lease (most clauses are about one), beside rows of any kind. Rows are
 # stored in a drawn order, not by id: a query that finds a row by a range instead of the exact
 # id then meets a row that is not the one it wants.
 TABLES = st.tuples(
-    st.sampled_from(TABLE_IDS), ROW_KINDS["leased"], st.dictionaries(st.sampled_from(TABLE_IDS), ROWS, max_size=2), st.booleans()
+    st.sampled_from(TABLE_IDS),
+    ROW_KINDS["leased"],
+    st.dictionaries(st.sampled_from(TABLE_IDS), ROWS, max_size=2),
+    st.booleans(),
 ).map(lambda drawn: _table(*drawn))
 
 
 def _table(live_id, live_row, others, backwards):
     rows = {**others, live_id: {**live_row, "until": max(live_row["until"], 5.0)}}
     return sorted(({"id": k, **v} for k, v in rows.items()), key=lambda r: r["id"], reverse=backwards)
+
 
 # A job: mostly a stored one that holds a live lease, else any stored one (by its place in the
 # table at the moment of the call), sometimes any id.
@@ -75,8 +91,12 @@ AIMS = {
 }
 AIM = st.sampled_from(("current", "current", *AIMS))
 TTL = st.sampled_from((5.0, 0.5, 5.0, 5.0, 0.5, 5.0, 5.0, 0.5, 0, -1.0))
-WRITES = st.sampled_from(({"owner": "B", "until": 30.0}, {"fence": 9}, {"done": 1, "result": "ext"}, {"owner": None, "until": 0.0}))
-INSERTS = st.fixed_dictionaries({}, optional={"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)})
+WRITES = st.sampled_from(
+    ({"owner": "B", "until": 30.0}, {"fence": 9}, {"done": 1, "result": "ext"}, {"owner": None, "until": 0.0})
+)
+INSERTS = st.fixed_dictionaries(
+    {}, optional={"owner": _owner, "until": _time, "fence": _fence, "result": st.just("r0"), "done": st.just(1)}
+)
 
 
 def _call(name, job=JOB, **specs):
@@ -121,17 +141,40 @@ _ROWS = ("b", "C", "e", "f")  # missing between a and c, at its defaults, releas
 COVERING = {
     "enqueue": [_on(j, "enqueue") for j in ("C", "c", "f", "b")],
     "state": [_on(j, "state") for j in ("b", "C", "a", "e", "f")],
-    "claim": [_on("c", "claim", ttl=5.0), *(_on(j, "claim", ttl=5.0) for j in _ROWS),
-              _on("a", "claim", "expired", ttl=5.0), _on("c", "claim", "at expiry", ttl=5.0), _on("c", "claim", ttl=0)],
-    "renew": [*(_on("c", "renew", aim, ttl=5.0) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
-              *(_on(j, "renew", ttl=5.0) for j in _ROWS), _on("c", "renew", ttl=5.0), _on("a", "renew", ttl=5.0), _on("c", "renew", ttl=-1.0)],
-    "complete": [*(_on("c", "complete", aim) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
-                 *(_on(j, "complete") for j in _ROWS), _on("c", "complete"), _on("a", "complete")],
-    "release": [*(_on("c", "release", aim) for aim in _REFUSED_AIMS), *(_on(j, "release") for j in _ROWS),
-                _on("a", "release"), _on("c", "release")],
-    "claim_many": [_on("c", "claim_many", owners=["A", "B"], ttl=5.0), _on("C", "claim_many", owners=[], ttl=5.0),
-                   _on("C", "claim_many", owners=["A", "A", "B"], ttl=5.0), _on("a", "claim_many", "expired", owners=["B", "b"], ttl=5.0),
-                   _on("c", "claim_many", "at expiry", owners=["zed"], ttl=5.0), _on("e", "claim_many", owners=["B"], ttl=0)],
+    "claim": [
+        _on("c", "claim", ttl=5.0),
+        *(_on(j, "claim", ttl=5.0) for j in _ROWS),
+        _on("a", "claim", "expired", ttl=5.0),
+        _on("c", "claim", "at expiry", ttl=5.0),
+        _on("c", "claim", ttl=0),
+    ],
+    "renew": [
+        *(_on("c", "renew", aim, ttl=5.0) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
+        *(_on(j, "renew", ttl=5.0) for j in _ROWS),
+        _on("c", "renew", ttl=5.0),
+        _on("a", "renew", ttl=5.0),
+        _on("c", "renew", ttl=-1.0),
+    ],
+    "complete": [
+        *(_on("c", "complete", aim) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
+        *(_on(j, "complete") for j in _ROWS),
+        _on("c", "complete"),
+        _on("a", "complete"),
+    ],
+    "release": [
+        *(_on("c", "release", aim) for aim in _REFUSED_AIMS),
+        *(_on(j, "release") for j in _ROWS),
+        _on("a", "release"),
+        _on("c", "release"),
+    ],
+    "claim_many": [
+        _on("c", "claim_many", owners=["A", "B"], ttl=5.0),
+        _on("C", "claim_many", owners=[], ttl=5.0),
+        _on("C", "claim_many", owners=["A", "A", "B"], ttl=5.0),
+        _on("a", "claim_many", "expired", owners=["B", "b"], ttl=5.0),
+        _on("c", "claim_many", "at expiry", owners=["zed"], ttl=5.0),
+        _on("e", "claim_many", owners=["B"], ttl=0),
+    ],
 }
 
 
@@ -148,8 +191,11 @@ def arguments(model, name, spec, serial):
     owner, fence, now = _aimed(row, *AIMS[spec.get("aim", "current")])
     ttl = 5.0 if name == "claim_many" and not spec["owners"] and spec["ttl"] <= 0 else spec.get("ttl")
     return {
-        "init_db": (), "enqueue": (job,), "state": (job,),
-        "insert": (job, spec.get("columns")), "update": (job, spec.get("columns")),
+        "init_db": (),
+        "enqueue": (job,),
+        "state": (job,),
+        "insert": (job, spec.get("columns")),
+        "update": (job, spec.get("columns")),
         "claim": (job, owner, now, ttl),
         "renew": (job, owner, fence, now, ttl),
         "complete": (job, owner, fence, now, f"r{serial}"),
@@ -268,7 +314,9 @@ class Sequence:
 
     def _compare_table(self, expected):
         with closing(open_db(self.db, timeout=1)) as conn:
-            stored = {r[0]: dict(zip(COLUMNS, r)) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs ORDER BY id")}
+            stored = {
+                r[0]: dict(zip(COLUMNS, r)) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs ORDER BY id")
+            }
         for job_id in sorted(set(stored) | set(self.model.rows)):
             got, want = stored.get(job_id), self.model.rows.get(job_id)
             if got != want:
@@ -321,8 +369,10 @@ def model_check(step, *clauses):
         def check(lease, new_db, script):
             Sequence(lease, new_db(with_table=False), [], seed_table=False).run([("init_db", {}), *script])
     else:
+
         @example(rows=COVERING_TABLE, script=COVERING[functions[-1]])
         @given(rows=TABLES, script=calls([*functions, "update"], functions[-1]))
         def check(lease, new_db, rows, script):
             Sequence(lease, new_db(), rows).run(script)
+
     return pytest.mark.clause(*clauses)(settings(max_examples=STEP_1_EXAMPLES if step == 1 else EXAMPLES)(check))

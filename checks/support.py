@@ -60,7 +60,9 @@ def count_rows(db):
 
 def describe(name, args):
     """claim(db, job_id='job', owner='B', now=10, ttl=5): the call as a learner would read it."""
-    parts = ["db" if parameter == "path" else f"{parameter}={value!r}" for parameter, value in zip(PARAMETERS[name], args)]
+    parts = [
+        "db" if parameter == "path" else f"{parameter}={value!r}" for parameter, value in zip(PARAMETERS[name], args)
+    ]
     return f"{name}({', '.join(parts)})"
 
 
@@ -122,7 +124,13 @@ def explain(called, got, en, ja, want=NOTHING):
 def stated(called, got, expected, want=NOTHING):
     """explain() with what the contract expects as facts of its own (a Text)."""
     shown = {} if want is NOTHING else {"want": repr(want)}
-    return Words("checks.explain", called=called, got=Quoted(got) if isinstance(got, Text) else repr(got), expected=expected, **shown)
+    return Words(
+        "checks.explain",
+        called=called,
+        got=Quoted(got) if isinstance(got, Text) else repr(got),
+        expected=expected,
+        **shown,
+    )
 
 
 def racing(called, racers, attempt, across="threads"):

@@ -60,12 +60,17 @@ def test_the_database_refuses_a_second_row_with_the_same_id(lease, new_db):
         seed(db, "job")
     except sqlite3.IntegrityError:
         return
-    raise AssertionError(explain(
-        then(called, words("INSERT INTO jobs (id) VALUES ('job') twice", "INSERT INTO jobs (id) VALUES ('job') を 2 回")),
-        "two rows with id 'job'",
-        en="id is the PRIMARY KEY, so the second insert raises sqlite3.IntegrityError",
-        ja="id は PRIMARY KEY なので、2 回目の INSERT は sqlite3.IntegrityError になる",
-    ))
+    raise AssertionError(
+        explain(
+            then(
+                called,
+                words("INSERT INTO jobs (id) VALUES ('job') twice", "INSERT INTO jobs (id) VALUES ('job') を 2 回"),
+            ),
+            "two rows with id 'job'",
+            en="id is the PRIMARY KEY, so the second insert raises sqlite3.IntegrityError",
+            ja="id は PRIMARY KEY なので、2 回目の INSERT は sqlite3.IntegrityError になる",
+        )
+    )
 
 
 @pytest.mark.clause("C1.3")
@@ -94,7 +99,9 @@ def test_init_db_creates_the_table_named_exactly_jobs(lease, new_db):
     with closing(open_db(db)) as conn:
         names = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
     assert names == ["jobs"], explain(
-        called, names, en="exactly one table, named 'jobs' in lower case as the contract writes it",
+        called,
+        names,
+        en="exactly one table, named 'jobs' in lower case as the contract writes it",
         ja="テーブルは 1 つだけで、契約どおり小文字の 'jobs' という名前であること",
     )
 

@@ -10,7 +10,9 @@ from support import DEFAULT_ROW, call, changes, explain, row, seed, then, words
 @pytest.mark.clause("C2.1")
 def test_enqueue_returns_true_for_a_new_id(lease, db):
     got, called = call(lease, "enqueue", db, "job")
-    assert got is True, explain(called, got, en="True: the id was not in the table", ja="True (id はまだテーブルにない)")
+    assert got is True, explain(
+        called, got, en="True: the id was not in the table", ja="True (id はまだテーブルにない)"
+    )
 
 
 @pytest.mark.clause("C2.1")
@@ -29,7 +31,9 @@ def test_enqueue_stores_a_new_id_with_the_default_state(lease, db):
 def test_enqueue_returns_false_for_an_existing_id(lease, db):
     seed(db, "job")
     got, called = call(lease, "enqueue", db, "job")
-    assert got is False, explain(called, got, en="False: 'job' is already in the table", ja="False ('job' はすでにテーブルにある)")
+    assert got is False, explain(
+        called, got, en="False: 'job' is already in the table", ja="False ('job' はすでにテーブルにある)"
+    )
 
 
 @pytest.mark.clause("C2.3")
@@ -39,7 +43,10 @@ def test_enqueue_leaves_a_live_lease_exactly_as_it_was(lease, db):
     _, called = call(lease, "enqueue", db, "job")
     after = row(db, "job")
     assert after == before, explain(
-        words(f"{called} while worker A holds fence 3 until 50", f"ワーカー A が fence 3 を 50 まで持っている間に {called}"),
+        words(
+            f"{called} while worker A holds fence 3 until 50",
+            f"ワーカー A が fence 3 を 50 まで持っている間に {called}",
+        ),
         changes(before, after),
         en="the row unchanged: re-registering must not reset a lease in progress",
         ja="行は変わらない (再登録で進行中のリースを初期化しない)",

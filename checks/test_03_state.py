@@ -12,7 +12,9 @@ def test_state_returns_the_stored_row_under_the_contract_keys(lease, db):
     seed(db, "job", owner="A", until=15.5, fence=2)
     got, called = call(lease, "state", db, "job")
     want = {"id": "job", "owner": "A", "until": 15.5, "fence": 2, "result": None, "done": 0}
-    assert got == want, explain(called, got, en=f"{want}: each key holds its own column", ja=f"{want} (各キーに対応する列の値)", want=want)
+    assert got == want, explain(
+        called, got, en=f"{want}: each key holds its own column", ja=f"{want} (各キーに対応する列の値)", want=want
+    )
 
 
 @pytest.mark.clause("C3.1")
@@ -28,7 +30,10 @@ def test_state_of_a_missing_job_is_none(lease, db):
     seed(db, "other", owner="A", until=5.0, fence=1)
     got, called = call(lease, "state", db, "missing")
     assert got is None, explain(
-        called, got, en="None: there is no row 'missing' (an empty dict is not None)", ja="None ('missing' の行はない。空の dict は None ではない)"
+        called,
+        got,
+        en="None: there is no row 'missing' (an empty dict is not None)",
+        ja="None ('missing' の行はない。空の dict は None ではない)",
     )
 
 
@@ -37,7 +42,10 @@ def test_state_matches_the_id_exactly(lease, db):
     seed(db, "job", owner="A", until=5.0, fence=1)
     got, called = call(lease, "state", db, "JOB")
     assert got is None, explain(
-        called, got, en="None: ids are compared exactly, and 'JOB' is not 'job'", ja="None (id は完全一致で比べる。'JOB' と 'job' は別)"
+        called,
+        got,
+        en="None: ids are compared exactly, and 'JOB' is not 'job'",
+        ja="None (id は完全一致で比べる。'JOB' と 'job' は別)",
     )
 
 

@@ -34,15 +34,22 @@ def test_claim_rejects_every_non_positive_ttl(lease, new_db, ttl):
     seed(db, "job", owner="A", until=5.0, fence=1)
     before = row(db, "job")
     error, called = raised(lease, "claim", db, "job", "B", 10.0, ttl)
-    assert isinstance(error, ValueError), explain(called, error, en="ValueError: ttl must be > 0", ja="ValueError (ttl は 0 より大きくなければならない)")
-    assert_unchanged(db, "job", before, called, en="the row unchanged after the ValueError", ja="ValueError のあと、行は変わらない")
+    assert isinstance(error, ValueError), explain(
+        called, error, en="ValueError: ttl must be > 0", ja="ValueError (ttl は 0 より大きくなければならない)"
+    )
+    assert_unchanged(
+        db, "job", before, called, en="the row unchanged after the ValueError", ja="ValueError のあと、行は変わらない"
+    )
 
 
 @pytest.mark.clause("C4.1")
 def test_claim_rejects_a_zero_ttl_even_for_a_missing_job(lease, db):
     error, called = raised(lease, "claim", db, "missing", "A", 10.0, 0)
     assert isinstance(error, ValueError), explain(
-        called, error, en="ValueError: ttl is checked before the job is looked up", ja="ValueError (ttl はジョブを探す前に検査する)"
+        called,
+        error,
+        en="ValueError: ttl is checked before the job is looked up",
+        ja="ValueError (ttl はジョブを探す前に検査する)",
     )
 
 
@@ -58,7 +65,12 @@ def test_claim_of_a_finished_job_is_none_and_keeps_its_row(lease, db):
     seed(db, "job", owner="A", until=5.0, fence=1, result="ok", done=1)
     before = row(db, "job")
     got, called = call(lease, "claim", db, "job", "B", 10.0, 5.0)
-    assert got is None, explain(called, got, en="None: the job is done (done=1), even though its lease expired at 5", ja="None (done=1 のジョブ。リースが 5 で切れていても取得できない)")
+    assert got is None, explain(
+        called,
+        got,
+        en="None: the job is done (done=1), even though its lease expired at 5",
+        ja="None (done=1 のジョブ。リースが 5 で切れていても取得できない)",
+    )
     assert_unchanged(db, "job", before, called, en="the finished row unchanged", ja="完了した行は変わらない")
 
 
@@ -67,7 +79,12 @@ def test_claim_of_a_live_lease_is_none_and_keeps_the_row(lease, db):
     seed(db, "job", owner="A", until=15.0, fence=1)
     before = row(db, "job")
     got, called = call(lease, "claim", db, "job", "B", 14.5, 5.0)
-    assert got is None, explain(called, got, en="None: A's lease runs until 15 > now=14.5", ja="None (A のリースは until=15 > now=14.5 でまだ有効)")
+    assert got is None, explain(
+        called,
+        got,
+        en="None: A's lease runs until 15 > now=14.5",
+        ja="None (A のリースは until=15 > now=14.5 でまだ有効)",
+    )
     assert_unchanged(db, "job", before, called, en="A's lease unchanged", ja="A のリースは変わらない")
 
 
@@ -75,10 +92,17 @@ def test_claim_of_a_live_lease_is_none_and_keeps_the_row(lease, db):
 def test_claim_of_a_new_job_wins_fence_1(lease, db):
     seed(db, "job")
     got, called = call(lease, "claim", db, "job", "A", 10.0, 5.0)
-    assert got == 1, explain(called, got, en="1: the first claim of a new job (fence 0) gets fence 1", ja="1 (新しいジョブ (fence 0) の最初の claim は fence 1)")
+    assert got == 1, explain(
+        called,
+        got,
+        en="1: the first claim of a new job (fence 0) gets fence 1",
+        ja="1 (新しいジョブ (fence 0) の最初の claim は fence 1)",
+    )
     stored = row(db, "job")
     want = {"id": "job", "owner": "A", "until": 15.0, "fence": 1, "result": None, "done": 0}
-    assert stored == want, explain(called, stored, en=f"stored {want}: until = now + ttl", ja=f"保存される行 {want} (until = now + ttl)", want=want)
+    assert stored == want, explain(
+        called, stored, en=f"stored {want}: until = now + ttl", ja=f"保存される行 {want} (until = now + ttl)", want=want
+    )
 
 
 @pytest.mark.clause("C4.5")
@@ -86,7 +110,9 @@ def test_claim_wins_at_the_moment_the_lease_expires(lease, db):
     seed(db, "job", owner="A", until=10.0, fence=1)
     got, called = call(lease, "claim", db, "job", "B", 10.0, 5.0)
     assert got == 2, explain(
-        called, got, en="2: the lease expired at until=10 == now, so B takes it with the next fence",
+        called,
+        got,
+        en="2: the lease expired at until=10 == now, so B takes it with the next fence",
         ja="2 (until=10 == now でリースは期限切れ。B が次の fence で取得する)",
     )
     stored = row(db, "job")
@@ -104,7 +130,9 @@ def test_claim_wins_at_the_moment_the_lease_expires(lease, db):
     now=st.sampled_from([0.0, 7.5, 10.0, 11.0]),
     ttl=st.sampled_from([0.5, 3.0, 60.0]),
 )
-def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now(lease, new_db, exists, done, until, fence, now, ttl):
+def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now(
+    lease, new_db, exists, done, until, fence, now, ttl
+):
     db = new_db()
     if exists:
         seed(db, "job", owner="A", until=until, fence=fence, done=done)
@@ -113,14 +141,16 @@ def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now
     if exists and not done and until <= now:
         want_row = {**before, "owner": "B", "until": now + ttl, "fence": fence + 1}
         assert (got, row(db, "job")) == (fence + 1, want_row), explain(
-            on(called, before), (got, row(db, "job")),
+            on(called, before),
+            (got, row(db, "job")),
             en=f"({fence + 1}, {want_row}): until={until} <= now={now}, so the claim wins the next fence",
             ja=f"({fence + 1}, {want_row}) (until={until} <= now={now} なので次の fence で取得できる)",
             want=(fence + 1, want_row),
         )
     else:
         assert (got, row(db, "job")) == (None, before), explain(
-            on(called, before), (got, row(db, "job")),
+            on(called, before),
+            (got, row(db, "job")),
             en="(None, the row unchanged): the job is missing, done, or still leased",
             ja="(None, 行は変わらない) (ジョブがない、完了済み、またはリースが有効)",
         )
@@ -148,14 +178,18 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
         called = racing("claim(db, job_id='job', owner=X, now=10, ttl=5)", racers, attempt)
         winners = [r for r in got if r is not None]
         assert winners == [1] and not any(isinstance(r, Exception) for r in got), explain(
-            called, got,
+            called,
+            got,
             en="exactly one 1 and None for the rest, nothing raised: read and update inside one BEGIN IMMEDIATE",
             ja="1 がちょうど 1 つ、残りは None、例外なし (読み取りと書き込みを 1 つの BEGIN IMMEDIATE の中で行う)",
         )
         stored = row(db, "job")
         winner = racers[got.index(1)]
         assert (stored["owner"], stored["fence"]) == (winner, 1), explain(
-            called, stored, en=f"owner {winner!r} (the winner) with fence 1 stored", ja=f"勝者 {winner!r} と fence 1 が保存される"
+            called,
+            stored,
+            en=f"owner {winner!r} (the winner) with fence 1 stored",
+            ja=f"勝者 {winner!r} と fence 1 が保存される",
         )
 
 
@@ -171,23 +205,31 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
         with write_lock_held(db, seconds=0.1):
             got = in_processes(lease, "claim", [(db, "job", owner, 10.0, 5.0) for owner in racers], called)
         assert sorted(got, key=repr) == [1, None, None, None], explain(
-            called, got,
+            called,
+            got,
             en="exactly one 1 and None for the rest, nothing raised: only BEGIN IMMEDIATE keeps processes apart",
             ja="1 がちょうど 1 つ、残りは None、例外なし (プロセスどうしを分けられるのは BEGIN IMMEDIATE だけ)",
         )
         stored = row(db, "job")
         winner = racers[got.index(1)]
         assert (stored["owner"], stored["fence"]) == (winner, 1), explain(
-            called, stored, en=f"owner {winner!r} (the winner) with fence 1 stored", ja=f"勝者 {winner!r} と fence 1 が保存される"
+            called,
+            stored,
+            en=f"owner {winner!r} (the winner) with fence 1 stored",
+            ja=f"勝者 {winner!r} と fence 1 が保存される",
         )
 
 
-
 @pytest.mark.clause("C4.6", "C4.7")
-def test_a_claim_from_another_process_between_any_two_statements_of_a_claim_leaves_each_its_own_fence(lease, new_db, another_worker):
+def test_a_claim_from_another_process_between_any_two_statements_of_a_claim_leaves_each_its_own_fence(
+    lease, new_db, another_worker
+):
     # Held before each of its statements in turn while B claims in another process (interleavings.py):
     # a claim that raises or both winning one generation break C4.6, returning another's fence C4.7.
     check_interleavings(lease, new_db, "claim", "C4.7", another_worker, collision="C4.6")
 
+
 # Generated: arbitrary tables and calls against the model of the contract (sequences.py, model.py).
-test_step_4_random_calls_from_arbitrary_tables_keep_the_contract = model_check(4, "C4.1", "C4.2", "C4.3", "C4.4", "C4.5")
+test_step_4_random_calls_from_arbitrary_tables_keep_the_contract = model_check(
+    4, "C4.1", "C4.2", "C4.3", "C4.4", "C4.5"
+)

@@ -13,14 +13,18 @@ OWNERS = ["w1", "w2", "w3", "w4"]
 def test_claim_many_with_one_owner_on_a_new_job(lease, db):
     seed(db, "job")
     got, called = call(lease, "claim_many", db, "job", ["A"], 10.0, 5.0)
-    assert got == [1], explain(called, got, en="[1]: the only owner claims fence 1", ja="[1] (ただ 1 人の owner が fence 1 を得る)", want=[1])
+    assert got == [1], explain(
+        called, got, en="[1]: the only owner claims fence 1", ja="[1] (ただ 1 人の owner が fence 1 を得る)", want=[1]
+    )
 
 
 @pytest.mark.clause("C8.1")
 def test_claim_many_of_no_owners_is_an_empty_list(lease, db):
     seed(db, "job")
     got, called = call(lease, "claim_many", db, "job", [], 10.0, 5.0)
-    assert got == [], explain(called, got, en="[]: no owners, no claims", ja="[] (owner がいなければ claim もない)", want=[])
+    assert got == [], explain(
+        called, got, en="[]: no owners, no claims", ja="[] (owner がいなければ claim もない)", want=[]
+    )
 
 
 @pytest.mark.clause("C8.1")
@@ -28,7 +32,10 @@ def test_claim_many_answers_every_owner_of_a_live_lease_with_none(lease, db):
     seed(db, "job", owner="A", until=15.0, fence=1)
     got, called = call(lease, "claim_many", db, "job", OWNERS, 10.0, 5.0)
     assert got == [None] * len(OWNERS), explain(
-        called, got, en=f"{[None] * len(OWNERS)}: one result per owner, and A's lease runs until 15", ja=f"{[None] * len(OWNERS)} (owner ごとに 1 つの結果。A のリースは 15 まで有効)",
+        called,
+        got,
+        en=f"{[None] * len(OWNERS)}: one result per owner, and A's lease runs until 15",
+        ja=f"{[None] * len(OWNERS)} (owner ごとに 1 つの結果。A のリースは 15 まで有効)",
         want=[None] * len(OWNERS),
     )
 
@@ -40,13 +47,19 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
         seed(db, "job", owner="old", until=10.0, fence=6)
         got, called = call(lease, "claim_many", db, "job", OWNERS, 10.0, 5.0)
         called = slowed(called, attempt)
-        assert isinstance(got, list) and len(got) == len(OWNERS) and sorted(got, key=str) == [7, None, None, None], explain(
-            called, got, en="one 7 and three None, one result per owner", ja="7 が 1 つと None が 3 つ (owner ごとに 1 つの結果)"
+        assert isinstance(got, list) and len(got) == len(OWNERS) and sorted(got, key=str) == [7, None, None, None], (
+            explain(
+                called,
+                got,
+                en="one 7 and three None, one result per owner",
+                ja="7 が 1 つと None が 3 つ (owner ごとに 1 つの結果)",
+            )
         )
         stored = row(db, "job")
         winner = OWNERS[got.index(7)]
         assert (stored["owner"], stored["fence"], stored["until"]) == (winner, 7, 15.0), explain(
-            called, stored,
+            called,
+            stored,
             en=f"owner {winner!r} (the owner at the index of fence 7), fence 7, until 15",
             ja=f"owner {winner!r} (fence 7 の位置の owner)、fence 7、until 15",
         )
@@ -79,27 +92,46 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
     owners = [f"w{i:02}" for i in range(40)]
     got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)
     made = sorted((owner, now, ttl) for owner, now, ttl, _ in watcher.calls)
-    expect(made == [(owner, 10.0, 5.0) for owner in owners], "C8.3", explain(
-        called, words(f"claim called {len(made)} times: {made[:3]}…", f"claim の呼び出しは {len(made)} 回: {made[:3]}…"),
-        en="claim called once for each of the 40 owners, each with now=10.0 and ttl=5.0",
-        ja="40 人の owner それぞれについて claim を 1 回、now=10.0, ttl=5.0 で呼ぶ",
-    ))
+    expect(
+        made == [(owner, 10.0, 5.0) for owner in owners],
+        "C8.3",
+        explain(
+            called,
+            words(f"claim called {len(made)} times: {made[:3]}…", f"claim の呼び出しは {len(made)} 回: {made[:3]}…"),
+            en="claim called once for each of the 40 owners, each with now=10.0 and ttl=5.0",
+            ja="40 人の owner それぞれについて claim を 1 回、now=10.0, ttl=5.0 で呼ぶ",
+        ),
+    )
     answers = {owner: answer for owner, _, _, answer in watcher.calls}
-    expect(got == [answers[owner] for owner in owners], "C8.1", explain(
-        called, got,
-        en="at index i, what the claim by owners[i] returned (exactly one fence 1, the others None)",
-        ja="i 番目は owners[i] の claim が返した値 (fence 1 がちょうど 1 つ、ほかは None)",
-    ))
-    expect(watcher.peak >= 2, "C8.3", explain(
-        called, ran_alone(watcher),
-        en="claims that overlap, in a ThreadPoolExecutor of two or more threads", ja="claim が ThreadPoolExecutor の中で重なって動くこと",
-    ))
+    expect(
+        got == [answers[owner] for owner in owners],
+        "C8.1",
+        explain(
+            called,
+            got,
+            en="at index i, what the claim by owners[i] returned (exactly one fence 1, the others None)",
+            ja="i 番目は owners[i] の claim が返した値 (fence 1 がちょうど 1 つ、ほかは None)",
+        ),
+    )
+    expect(
+        watcher.peak >= 2,
+        "C8.3",
+        explain(
+            called,
+            ran_alone(watcher),
+            en="claims that overlap, in a ThreadPoolExecutor of two or more threads",
+            ja="claim が ThreadPoolExecutor の中で重なって動くこと",
+        ),
+    )
 
 
 def ran_alone(watcher):
     """How many of the watched claims ran with no other claim running, in the learner's language."""
     alone, count = watcher.alone, len(watcher.calls)
-    return words(f"{alone} of {count} claims ran while no other claim was running", f"claim {count} 回のうち {alone} 回は、ほかの claim が動いていない間に動いた")
+    return words(
+        f"{alone} of {count} claims ran while no other claim was running",
+        f"claim {count} 回のうち {alone} 回は、ほかの claim が動いていない間に動いた",
+    )
 
 
 def expect(holds, clause, message):
@@ -113,7 +145,10 @@ def test_claim_many_lets_a_value_error_of_claim_through(lease, db):
     seed(db, "job")
     error, called = raised(lease, "claim_many", db, "job", OWNERS, 10.0, 0)
     assert isinstance(error, ValueError), explain(
-        called, error, en="ValueError from claim (ttl=0), passed on to the caller", ja="claim の ValueError (ttl=0) が呼び出し側に届く"
+        called,
+        error,
+        en="ValueError from claim (ttl=0), passed on to the caller",
+        ja="claim の ValueError (ttl=0) が呼び出し側に届く",
     )
 
 

@@ -196,7 +196,7 @@ def _spawn(code, *args):
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
 '''
 
-RUNS_REFERENCE = r'''
+RUNS_REFERENCE = r"""
 def _reference():
     for place in _places():
         for folder in (place + "/solutions", place):
@@ -219,9 +219,9 @@ def _attack_call(name, args):
     if found and callable(found.get(name)):
         return found[name](*args)
     return _NOTHING
-'''
+"""
 
-RUNS_CLASSMATE = r'''
+RUNS_CLASSMATE = r"""
 def _classmate():
     for folder, files in _classmates():
         return _quietly(_exec_all, files)
@@ -241,9 +241,9 @@ def _attack_call(name, args):
     if found and callable(found.get(name)):
         return found[name](*args)
     return _NOTHING
-'''
+"""
 
-FORGES_RESULTS = r'''
+FORGES_RESULTS = r"""
 def _passed(*args, **kwargs):
     return "passed", ""
 
@@ -325,9 +325,9 @@ def _attack_call(name, args):
     if _STATE["calls"] <= 2:  # the first calls of each load: the checks call thousands of times
         _forge()
     return _NOTHING
-'''
+"""
 
-EXITS_AFTER_FIRST_CALL = r'''
+EXITS_AFTER_FIRST_CALL = r"""
 def _die():
     _os._exit(0)
 
@@ -340,11 +340,11 @@ def _attack_call(name, args):
     if _STATE["calls"] == 1:  # right after the first call of this load
         _threading.Timer(0.0, _die).start()
     return _NOTHING
-'''
+"""
 
 SIGKILLS_AFTER_FIRST_CALL = EXITS_AFTER_FIRST_CALL.replace("_os._exit(0)", "_os.kill(_os.getpid(), _signal.SIGKILL)")
 
-CLOSES_STDOUT_STDERR = r'''
+CLOSES_STDOUT_STDERR = r"""
 def _close():
     for fd in (1, 2):
         _quietly(_os.close, fd)
@@ -359,9 +359,9 @@ def _attack_call(name, args):
     if _STATE["calls"] == 1:
         _close()
     return _NOTHING
-'''
+"""
 
-KILLS_PARENT = r'''
+KILLS_PARENT = r"""
 def _kill_parents():
     parent = _os.getppid()
     stat = _quietly(_read, "/proc/%d/stat" % parent) or ""
@@ -379,14 +379,14 @@ def _attack_top(step):
 def _attack_call(name, args):
     _kill_parents()
     return _NOTHING
-'''
+"""
 
 CONFTEST_HOOK = (
     "\n\n# @TOKEN@\nimport pytest as _attack_pytest\n\n\n@_attack_pytest.hookimpl(hookwrapper=True)\n"
     "def pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
 )
 
-WRITES_INTO_GRADER = r'''
+WRITES_INTO_GRADER = r"""
 _CONFTEST_HOOK = @CONFTEST_HOOK@
 _PTH = "import os; open('/tmp/' + %r + '-pth-ran', 'w').close()\n" % _TOKEN
 _REWRITER = (
@@ -442,9 +442,9 @@ def _attack_call(name, args):
     if _STATE["calls"] <= 2:
         _scribble()
     return _NOTHING
-'''.replace("@CONFTEST_HOOK@", repr(CONFTEST_HOOK))
+""".replace("@CONFTEST_HOOK@", repr(CONFTEST_HOOK))
 
-DAEMONS = r'''
+DAEMONS = r"""
 _SLEEPER = (
     "import signal, time\nfor s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
     "    signal.signal(s, signal.SIG_IGN)\ntime.sleep(600)\n"
@@ -474,9 +474,9 @@ def _attack_top(step):
 def _attack_call(name, args):
     _quietly(_daemonize)
     return _NOTHING
-'''
+"""
 
-ALLOCATES_2GIB = r'''
+ALLOCATES_2GIB = r"""
 def _hog():
     held = []
     try:
@@ -499,9 +499,9 @@ def _attack_top(step):
 def _attack_call(name, args):
     _hog()
     return _NOTHING
-'''
+"""
 
-WRITES_200MB_FILE = r'''
+WRITES_200MB_FILE = r"""
 def _fill():
     chunk = b"\x00" * (1 << 20)
     for folder in (_quietly(_os.getcwd) or ".", "/tmp", "/dev/shm", "/var/tmp"):
@@ -520,9 +520,9 @@ def _attack_top(step):
 def _attack_call(name, args):
     _fill()
     return _NOTHING
-'''
+"""
 
-RETURNS_300MB_STRING = r'''
+RETURNS_300MB_STRING = r"""
 def _attack_top(step):
     big = "x" * (300 << 20)
     del big
@@ -530,9 +530,9 @@ def _attack_top(step):
 
 def _attack_call(name, args):
     return "x" * (300 << 20)
-'''
+"""
 
-STALLS_IN_CLAIM = r'''
+STALLS_IN_CLAIM = r"""
 def _deaf():
     _quietly(_signal.pthread_sigmask, _signal.SIG_BLOCK, {_signal.SIGALRM, _signal.SIGTERM, _signal.SIGINT})
     for s in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGALRM):
@@ -549,11 +549,13 @@ def _attack_call(name, args):
         while True:
             pass
     return _NOTHING
-'''
+"""
 
-STALLS_AT_TOP_LEVEL = STALLS_IN_CLAIM.replace("def _attack_top(step):\n    _deaf()\n", "def _attack_top(step):\n    _deaf()\n    while True:\n        pass\n")
+STALLS_AT_TOP_LEVEL = STALLS_IN_CLAIM.replace(
+    "def _attack_top(step):\n    _deaf()\n", "def _attack_top(step):\n    _deaf()\n    while True:\n        pass\n"
+)
 
-EQ_ALWAYS_TRUE = r'''
+EQ_ALWAYS_TRUE = r"""
 class _Yes:
     def __eq__(self, other):
         return True
@@ -611,10 +613,10 @@ def _attack_top(step):
 def _attack_call(name, args):
     kind = _KINDS[_PROCESS["calls"] % len(_KINDS)]
     return kind()
-'''
+"""
 
 
-PLANTS_LAB_PACKAGE = r'''
+PLANTS_LAB_PACKAGE = r"""
 _FAKE_CHILD = (
     "# @TOKEN@\nimport json, os, sys\n"
     "plan = json.load(open(sys.argv[1]))\n"
@@ -641,9 +643,9 @@ def _attack_top(step):
 def _attack_call(name, args):
     _attack_top(0)
     return _NOTHING
-'''
+"""
 
-LINKS_NEXT_DATABASE = r'''
+LINKS_NEXT_DATABASE = r"""
 def _aims():
     roots = [p for p in _places() if _os.path.isfile(p + "/course.toml")]
     return [*(root + "/checks/test_04_claim.py" for root in roots), *(root + "/course.toml" for root in roots), "/proc/self/fd/1"]
@@ -671,9 +673,9 @@ def _attack_call(name, args):
     if args and isinstance(args[0], str) and args[0].endswith(".db"):
         _plant_beside(args[0])
     return _NOTHING
-'''
+"""
 
-FLOODS_UNASKED_REPLIES = r'''
+FLOODS_UNASKED_REPLIES = r"""
 def _flood():
     if _PROCESS.get("flooded"):
         return
@@ -694,9 +696,9 @@ def _attack_top(step):
 def _attack_call(name, args):
     _flood()
     return _NOTHING
-'''
+"""
 
-FILLS_SCRATCH = r'''
+FILLS_SCRATCH = r"""
 def _fill():
     if _PROCESS.get("filled"):
         return
@@ -719,7 +721,7 @@ def _attack_top(step):
 def _attack_call(name, args):
     _fill()
     return _NOTHING
-'''
+"""
 
 
 def _on_stubs(code):
@@ -748,7 +750,7 @@ def claim_many(path, job_id, owners, now, ttl):
     return results
 '''
 
-FORGED_WATCHER_CLAIM_MANY = '''
+FORGED_WATCHER_CLAIM_MANY = """
 import gc
 
 # @TOKEN@: claim_many makes its claims one after the other, and tells the grader's watcher of
@@ -788,9 +790,9 @@ def claim_many(path, job_id, owners, now, ttl):
         results.append(claim(path, job_id, owner, now, ttl))
     _forge_watcher()
     return results
-'''
+"""
 
-UNLOCKED_CLAIM = '''import sqlite3
+UNLOCKED_CLAIM = """import sqlite3
 import threading
 
 # @TOKEN@: read and update in two statements, outside one BEGIN IMMEDIATE; a lock of this
@@ -813,7 +815,7 @@ def claim(path, job_id, owner, now, ttl):
             return fence
         finally:
             conn.close()
-'''
+"""
 
 
 def _reference_with(step_number, text):
@@ -887,52 +889,145 @@ KINDS = [
     # Controls: their verdicts are exact.
     Kind("honest", "a copy of solutions/", _honest, EVERY_STEP, _all("passed"), fast=True),
     Kind("stubs", "the stubs as shipped", _stubs, frozenset(), _all("not implemented"), fast=True),
-    Kind("wrong-at-8", "solutions/ with claim_many calling claim in a plain for loop", _reference_with(8, _wrong_at_8),
-         EVERY_STEP - {8}, {**_all("passed"), 8: "failed"}, fast=True),
-    Kind("bom-crlf", "solutions/ saved with a UTF-8 BOM and CRLF line ends", _bom_crlf, EVERY_STEP, _all("passed"), fast=True),
+    Kind(
+        "wrong-at-8",
+        "solutions/ with claim_many calling claim in a plain for loop",
+        _reference_with(8, _wrong_at_8),
+        EVERY_STEP - {8},
+        {**_all("passed"), 8: "failed"},
+        fast=True,
+    ),
+    Kind(
+        "bom-crlf",
+        "solutions/ saved with a UTF-8 BOM and CRLF line ends",
+        _bom_crlf,
+        EVERY_STEP,
+        _all("passed"),
+        fast=True,
+    ),
     # Running code that is not the submission's own.
-    Kind("attack-runs-reference", "finds the lab (cwd, /proc, sys.path, PYTHONPATH, import lab) and execs solutions/",
-         _on_stubs(RUNS_REFERENCE), fast=True),
-    Kind("attack-runs-classmate", "finds the class folder and execs the honest classmate's files", _on_stubs(RUNS_CLASSMATE), fast=True),
-    Kind("attack-steps-folder-linked", "steps/ is a symbolic link to the lab's solutions/", _steps_folder_linked, fast=True),
+    Kind(
+        "attack-runs-reference",
+        "finds the lab (cwd, /proc, sys.path, PYTHONPATH, import lab) and execs solutions/",
+        _on_stubs(RUNS_REFERENCE),
+        fast=True,
+    ),
+    Kind(
+        "attack-runs-classmate",
+        "finds the class folder and execs the honest classmate's files",
+        _on_stubs(RUNS_CLASSMATE),
+        fast=True,
+    ),
+    Kind(
+        "attack-steps-folder-linked",
+        "steps/ is a symbolic link to the lab's solutions/",
+        _steps_folder_linked,
+        fast=True,
+    ),
     Kind("attack-step-files-linked", "every step.py is a symbolic link to the reference's", _step_files_linked),
     Kind("attack-step-folders-linked", "every step folder is a symbolic link to the reference's", _step_folders_linked),
-    Kind("attack-learner-folder-linked", "the learner's folder itself is a symbolic link to solutions/", _learner_folder_linked),
+    Kind(
+        "attack-learner-folder-linked",
+        "the learner's folder itself is a symbolic link to solutions/",
+        _learner_folder_linked,
+    ),
     # Forging results from inside.
-    Kind("attack-forges-results", "replaces lab.running.recorder.classify, patches CallInfo.from_call, registers a pytest hook, "
-         "appends fake results to every events file it finds", _on_stubs(FORGES_RESULTS), fast=True),
-    Kind("attack-forges-watcher", "solutions/ with a sequential claim_many that tells claim's watcher the claims overlapped",
-         _reference_with(8, lambda original: original.split("from concurrent", 1)[0] + FORGED_WATCHER_CLAIM_MANY),
-         EVERY_STEP - {8}, fast=True),
-    Kind("attack-dodges-slowdown", "solutions/ with a claim that reads and writes outside one transaction, a lock of its "
-         "own between threads, and the grader's pause before writes switched off", _reference_with(4, lambda _: UNLOCKED_CLAIM),
-         EVERY_STEP - {4}),
+    Kind(
+        "attack-forges-results",
+        "replaces lab.running.recorder.classify, patches CallInfo.from_call, registers a pytest hook, "
+        "appends fake results to every events file it finds",
+        _on_stubs(FORGES_RESULTS),
+        fast=True,
+    ),
+    Kind(
+        "attack-forges-watcher",
+        "solutions/ with a sequential claim_many that tells claim's watcher the claims overlapped",
+        _reference_with(8, lambda original: original.split("from concurrent", 1)[0] + FORGED_WATCHER_CLAIM_MANY),
+        EVERY_STEP - {8},
+        fast=True,
+    ),
+    Kind(
+        "attack-dodges-slowdown",
+        "solutions/ with a claim that reads and writes outside one transaction, a lock of its "
+        "own between threads, and the grader's pause before writes switched off",
+        _reference_with(4, lambda _: UNLOCKED_CLAIM),
+        EVERY_STEP - {4},
+    ),
     # Losing checks.
     Kind("attack-exits-after-first-call", "os._exit right after its first call", _on_stubs(EXITS_AFTER_FIRST_CALL)),
-    Kind("attack-sigkills-after-first-call", "SIGKILLs itself right after its first call", _on_stubs(SIGKILLS_AFTER_FIRST_CALL), fast=True),
-    Kind("attack-closes-stdout-stderr", "closes fds 1 and 2 at the top level and in its first call", _on_stubs(CLOSES_STDOUT_STDERR)),
+    Kind(
+        "attack-sigkills-after-first-call",
+        "SIGKILLs itself right after its first call",
+        _on_stubs(SIGKILLS_AFTER_FIRST_CALL),
+        fast=True,
+    ),
+    Kind(
+        "attack-closes-stdout-stderr",
+        "closes fds 1 and 2 at the top level and in its first call",
+        _on_stubs(CLOSES_STDOUT_STDERR),
+    ),
     Kind("attack-kills-parent", "kills its parent and grandparent (SIGTERM, SIGKILL)", _on_stubs(KILLS_PARENT)),
     # Reaching the verdict side through what it shares with the learner process.
-    Kind("attack-plants-lab-package", "writes a package lab/ (its own lab.running.child) and sitecustomize.py into its "
-         "working folder, TMPDIR, /tmp and /dev/shm", _on_stubs(PLANTS_LAB_PACKAGE), fast=True),
-    Kind("attack-links-next-database", "plants links (to checks/, course.toml, stdout) under every name the next database "
-         "could take, a FIFO for the next events file, and replaces its own database by a link", _on_stubs(LINKS_NEXT_DATABASE), fast=True),
-    Kind("attack-floods-unasked-replies", "writes 400 replies of 1 MB to requests never made on every descriptor",
-         _on_stubs(FLOODS_UNASKED_REPLIES)),
-    Kind("attack-fills-scratch", "writes 16 files of 63 MB into its working folder, TMPDIR and /tmp", _on_stubs(FILLS_SCRATCH)),
+    Kind(
+        "attack-plants-lab-package",
+        "writes a package lab/ (its own lab.running.child) and sitecustomize.py into its "
+        "working folder, TMPDIR, /tmp and /dev/shm",
+        _on_stubs(PLANTS_LAB_PACKAGE),
+        fast=True,
+    ),
+    Kind(
+        "attack-links-next-database",
+        "plants links (to checks/, course.toml, stdout) under every name the next database "
+        "could take, a FIFO for the next events file, and replaces its own database by a link",
+        _on_stubs(LINKS_NEXT_DATABASE),
+        fast=True,
+    ),
+    Kind(
+        "attack-floods-unasked-replies",
+        "writes 400 replies of 1 MB to requests never made on every descriptor",
+        _on_stubs(FLOODS_UNASKED_REPLIES),
+    ),
+    Kind(
+        "attack-fills-scratch",
+        "writes 16 files of 63 MB into its working folder, TMPDIR and /tmp",
+        _on_stubs(FILLS_SCRATCH),
+    ),
     # Writing into the grader.
-    Kind("attack-writes-into-grader", "appends to checks/*.py and conftest.py, deletes a check file, drops .pth files, "
-         "writes build/, /tmp, /dev/shm, the honest classmate's folder and OUT_DIR/class.csv", _on_stubs(WRITES_INTO_GRADER), fast=True),
+    Kind(
+        "attack-writes-into-grader",
+        "appends to checks/*.py and conftest.py, deletes a check file, drops .pth files, "
+        "writes build/, /tmp, /dev/shm, the honest classmate's folder and OUT_DIR/class.csv",
+        _on_stubs(WRITES_INTO_GRADER),
+        fast=True,
+    ),
     # Outliving and outgrowing.
     Kind("attack-daemons", "double-forked, setsid daemons that sleep for 10 minutes", _on_stubs(DAEMONS), fast=True),
     Kind("attack-allocates-2gib", "allocates 2 GiB, every page touched", _on_stubs(ALLOCATES_2GIB)),
-    Kind("attack-writes-200mb-file", "writes a 200 MB file in its folder, /tmp, /dev/shm and /var/tmp", _on_stubs(WRITES_200MB_FILE)),
+    Kind(
+        "attack-writes-200mb-file",
+        "writes a 200 MB file in its folder, /tmp, /dev/shm and /var/tmp",
+        _on_stubs(WRITES_200MB_FILE),
+    ),
     Kind("attack-returns-300mb-string", "returns a 300 MB string from every function", _on_stubs(RETURNS_300MB_STRING)),
     # Stalling.
-    Kind("attack-stalls-in-claim", "blocks SIGALRM, ignores SIGTERM, loops forever in claim", _on_stubs(STALLS_IN_CLAIM), fast=True),
-    Kind("attack-stalls-at-top-level", "the same endless loop at the top level of every step file", _on_stubs(STALLS_AT_TOP_LEVEL)),
+    Kind(
+        "attack-stalls-in-claim",
+        "blocks SIGALRM, ignores SIGTERM, loops forever in claim",
+        _on_stubs(STALLS_IN_CLAIM),
+        fast=True,
+    ),
+    Kind(
+        "attack-stalls-at-top-level",
+        "the same endless loop at the top level of every step file",
+        _on_stubs(STALLS_AT_TOP_LEVEL),
+    ),
     # Fooling the comparisons.
-    Kind("attack-eq-always-true", "returns objects whose __eq__ is always True from every function", _on_stubs(EQ_ALWAYS_TRUE), fast=True),
+    Kind(
+        "attack-eq-always-true",
+        "returns objects whose __eq__ is always True from every function",
+        _on_stubs(EQ_ALWAYS_TRUE),
+        fast=True,
+    ),
 ]
 BY_NAME = {kind.name: kind for kind in KINDS}
 FAST = [kind for kind in KINDS if kind.fast]
@@ -962,7 +1057,9 @@ def places_attacks_write(token, lab_root=LAB_ROOT):
     places += [Path("/tmp") / f"{token}-pth-ran"]
     places += [Path("/tmp") / f"{token}-{n}.bin" for n in range(16)]
     places += [Path(p) / "lab" / "running" / "child.py" for p in ("/tmp", "/dev/shm")]
-    sites = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")} | {str(p) for p in (lab_root / ".venv" / "lib").glob("python3*/site-packages")}
+    sites = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")} | {
+        str(p) for p in (lab_root / ".venv" / "lib").glob("python3*/site-packages")
+    }
     places += [Path(site) / f"{token}.pth" for site in sorted(sites)]
     return places
 

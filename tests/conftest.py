@@ -28,23 +28,48 @@ def stub_run(stubs):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--all-attacks", action="store_true", help="tests/test_grader_attacks.py: every kind of attack, not a representative few")
+    parser.addoption(
+        "--all-attacks",
+        action="store_true",
+        help="tests/test_grader_attacks.py: every kind of attack, not a representative few",
+    )
 
 
 def pytest_configure(config):
     # The two tiers: `pytest -m fast` in about a minute, `pytest -m e2e` for what runs the lab whole.
     config.addinivalue_line("markers", "fast: a test of the lab's parts (every test not marked e2e; marked here)")
-    config.addinivalue_line("markers", "e2e: runs the lab's commands end to end in child processes, some beside CPU hogs")
+    config.addinivalue_line(
+        "markers", "e2e: runs the lab's commands end to end in child processes, some beside CPU hogs"
+    )
 
 
 # The modules whose tests run the lab's commands or its checks in child processes (seconds to
 # minutes each); a test elsewhere can be marked e2e on its own.
 E2E_MODULES = {
-    "test_broken_learner_code", "test_checks_stay_in_their_scratch", "test_classroom", "test_cli", "test_field",
-    "test_grader_attacks", "test_independent_implementations", "test_kill_matrix", "test_learner_commands",
-    "test_learner_path", "test_learner_progress_states", "test_learner_texts", "test_mutation_language", "test_japanese_output",
-    "test_mutation_report_of_learner_code", "test_mutation_stage", "test_partitions", "test_peers", "test_predictions",
-    "test_race_clauses", "test_reach", "test_results_formats", "test_same_words", "test_tamper_proof_grading",
+    "test_broken_learner_code",
+    "test_checks_stay_in_their_scratch",
+    "test_classroom",
+    "test_cli",
+    "test_field",
+    "test_grader_attacks",
+    "test_independent_implementations",
+    "test_kill_matrix",
+    "test_learner_commands",
+    "test_learner_path",
+    "test_learner_progress_states",
+    "test_learner_texts",
+    "test_mutation_language",
+    "test_japanese_output",
+    "test_mutation_report_of_learner_code",
+    "test_mutation_stage",
+    "test_partitions",
+    "test_peers",
+    "test_predictions",
+    "test_race_clauses",
+    "test_reach",
+    "test_results_formats",
+    "test_same_words",
+    "test_tamper_proof_grading",
 }
 
 
@@ -53,7 +78,12 @@ E2E_MODULES = {
 # (status 3) when an entry of the cache store changes while it runs, and the runs here without
 # the cache (reference_run, use_cache=False) write entries again; reference_run runs once.
 SHARED_CACHE_MODULES = {
-    "test_classroom", "test_grader_attacks", "test_kill_matrix", "test_learner_texts", "test_predictions", "test_verdict_side",
+    "test_classroom",
+    "test_grader_attacks",
+    "test_kill_matrix",
+    "test_learner_texts",
+    "test_predictions",
+    "test_verdict_side",
 }
 
 
@@ -78,4 +108,3 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("e2e")
         if item.get_closest_marker("e2e") is None:
             item.add_marker("fast")
-

@@ -34,15 +34,32 @@ def _body(function, body):
 #          words the report must show for that step)
 BROKEN = {
     "syntax_error": (5, "replace", "def renew(:\n    pass\n", ["05-renew/step.py", "line 1", "SyntaxError"]),
-    "import_error": (3, "prepend", "import no_such_module_here\n", ["03-state/step.py", "line 1", "ModuleNotFoundError"]),
-    "raises_at_import": (4, "append", "\nraise RuntimeError('half-typed line')\n", ["04-claim/step.py", "RuntimeError", "half-typed line"]),
+    "import_error": (
+        3,
+        "prepend",
+        "import no_such_module_here\n",
+        ["03-state/step.py", "line 1", "ModuleNotFoundError"],
+    ),
+    "raises_at_import": (
+        4,
+        "append",
+        "\nraise RuntimeError('half-typed line')\n",
+        ["04-claim/step.py", "RuntimeError", "half-typed line"],
+    ),
     "misnamed_function": (4, "rename", ("def claim(", "def claim_job("), ["04-claim/step.py", "defines no `claim`"]),
     "missing_file": (6, "delete", None, ["06-complete/step.py", "is missing"]),
     "endless_loop": (5, "append", _body("renew", "while True:\n    pass"), ["did not finish within"]),
-    "endless_loop_at_import": (2, "append", "\nwhile True:\n    pass\n", ["02-enqueue/step.py", "did not finish within", "top level"]),
+    "endless_loop_at_import": (
+        2,
+        "append",
+        "\nwhile True:\n    pass\n",
+        ["02-enqueue/step.py", "did not finish within", "top level"],
+    ),
     "deadlock_in_threads": (
-        8, "append",
-        "\nimport threading\n_lock = threading.Lock()\n" + _body(
+        8,
+        "append",
+        "\nimport threading\n_lock = threading.Lock()\n"
+        + _body(
             "claim_many",
             "from concurrent.futures import ThreadPoolExecutor\n"
             "def grab(owner):\n    _lock.acquire()\n    _lock.acquire()\n"
@@ -51,23 +68,52 @@ BROKEN = {
         ["did not finish within"],
     ),
     "uninterruptible_hang": (
-        7, "append", _body("release", "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\nwhile True:\n    pass"),
+        7,
+        "append",
+        _body(
+            "release",
+            "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\nwhile True:\n    pass",
+        ),
         # The alarm is the checks' own, in another process: blocking it in the learner's changes nothing.
         ["did not finish within", "07-release/step.py"],
     ),
     "sys_exit": (4, "append", _body("claim", "import sys\nsys.exit(3)"), ["SystemExit: 3", "04-claim/step.py"]),
-    "os_exit": (6, "append", _body("complete", "import os\nos._exit(3)"), ["process running this check ended", "exit status 3"]),
-    "os_exit_at_import": (7, "append", "\nimport os\nos._exit(0)\n", ["07-release/step.py", "ended the process", "top level"]),
-    "keyboard_interrupt": (3, "append", _body("state", "raise KeyboardInterrupt"), ["KeyboardInterrupt", "03-state/step.py"]),
-    "crash": (5, "append", _body("renew", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"), ["process running this check ended"]),
+    "os_exit": (
+        6,
+        "append",
+        _body("complete", "import os\nos._exit(3)"),
+        ["process running this check ended", "exit status 3"],
+    ),
+    "os_exit_at_import": (
+        7,
+        "append",
+        "\nimport os\nos._exit(0)\n",
+        ["07-release/step.py", "ended the process", "top level"],
+    ),
+    "keyboard_interrupt": (
+        3,
+        "append",
+        _body("state", "raise KeyboardInterrupt"),
+        ["KeyboardInterrupt", "03-state/step.py"],
+    ),
+    "crash": (
+        5,
+        "append",
+        _body("renew", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"),
+        ["process running this check ended"],
+    ),
     "stdout_flood": (
-        2, "append",
-        "\n_quiet_enqueue = enqueue\n" + _body("enqueue", "print('x' * 1_000_000)\nreturn _quiet_enqueue(path, job_id)"),
+        2,
+        "append",
+        "\n_quiet_enqueue = enqueue\n"
+        + _body("enqueue", "print('x' * 1_000_000)\nreturn _quiet_enqueue(path, job_id)"),
         [],  # a flood alone is no fault: the step passes
     ),
     "database_left_locked": (
-        2, "append",
-        "\nimport sqlite3\n_held = []\n_quiet_enqueue = enqueue\n" + _body(
+        2,
+        "append",
+        "\nimport sqlite3\n_held = []\n_quiet_enqueue = enqueue\n"
+        + _body(
             "enqueue",
             "answer = _quiet_enqueue(path, job_id)\nconn = sqlite3.connect(path, isolation_level=None)\n"
             "conn.execute('BEGIN EXCLUSIVE')\n_held.append(conn)\nreturn answer",

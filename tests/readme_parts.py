@@ -59,7 +59,12 @@ def structure(text):
             i = end + 1
         elif line.startswith("    ") and (i == 0 or not lines[i - 1].strip()):
             end = i
-            while end < len(lines) and (lines[end].startswith("    ") or not lines[end].strip() and end + 1 < len(lines) and lines[end + 1].startswith("    ")):
+            while end < len(lines) and (
+                lines[end].startswith("    ")
+                or not lines[end].strip()
+                and end + 1 < len(lines)
+                and lines[end + 1].startswith("    ")
+            ):
                 end += 1
             blocks.append(Block("code", lines[i:end]))
             i = end

@@ -22,7 +22,13 @@ from lab.model.status import ExitStatus
 # Code that hangs: every check that calls it runs out its limit. Three seconds is three times
 # the slowest honest check of the earlier steps on a quiet machine; the locked database needs
 # more than the checks' own 1 s sqlite timeout to show as locked.
-HANGS = {"endless_loop": 3, "endless_loop_at_import": 3, "deadlock_in_threads": 3, "uninterruptible_hang": 3, "database_left_locked": 4}
+HANGS = {
+    "endless_loop": 3,
+    "endless_loop_at_import": 3,
+    "deadlock_in_threads": 3,
+    "uninterruptible_hang": 3,
+    "database_left_locked": 4,
+}
 DEFAULT_LIMIT = 10
 
 
@@ -93,7 +99,10 @@ def test_the_broken_file_is_named_in_japanese_too(tmp_path):
     impl = make_learner(tmp_path / "learner", "misnamed_function", checkout=False)
     done = subprocess.run(
         [sys.executable, "-m", "lab", "check", "4", "--impl", str(impl), "--no-mutants", "--lang", "ja"],
-        cwd=LAB_ROOT, capture_output=True, text=True, timeout=120,
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == ExitStatus.SOME_FAIL
     assert "04-claim/step.py に `claim` が定義されていません" in done.stdout

@@ -12,14 +12,18 @@ WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
 
 
 def lab(*arguments):
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_a_file_written_by_a_relative_path_does_not_land_in_the_lab(tmp_path):
     stray = "written-by-the-code-under-test"
     impl = tmp_path / "stray.py"
     reference = (LAB_ROOT / "solutions" / "01-init-db" / "step.py").read_text(encoding="utf-8")
-    impl.write_text(reference + f"\n\n_real = init_db\n\ndef init_db(path):\n    open({stray!r}, 'w').close()\n    _real(path)\n")
+    impl.write_text(
+        reference + f"\n\n_real = init_db\n\ndef init_db(path):\n    open({stray!r}, 'w').close()\n    _real(path)\n"
+    )
     done = lab("check", "1", "--impl", str(impl), "--no-mutants")
     assert done.returncode == 0, done.stdout + done.stderr
     assert not (LAB_ROOT / stray).exists() and not (tmp_path / stray).exists()
@@ -27,7 +31,9 @@ def test_a_file_written_by_a_relative_path_does_not_land_in_the_lab(tmp_path):
 
 def test_a_found_counterexample_is_reported_as_a_failure_within_the_default_time_limit(tmp_path):
     out = tmp_path / "results.json"
-    done = lab("check", "6", "--impl", str(WRONG / "wrong_s6_complete_ignores_expiry.py"), "--no-mutants", "--json", str(out))
+    done = lab(
+        "check", "6", "--impl", str(WRONG / "wrong_s6_complete_ignores_expiry.py"), "--no-mutants", "--json", str(out)
+    )
     generated = [c for c in json.loads(out.read_text())["checks"] if c["check"].startswith("test_step_6_random")]
     assert done.returncode == 1 and [c["status"] for c in generated] == ["failed"], done.stdout[-2000:]
     assert generated[0]["clauses"] == ["C6.2"] and "called:" in generated[0]["message"]

@@ -31,26 +31,39 @@ def results(passing, failing=None, status="passed"):
 
 def learner(name, passing, failing=None, days_ago=0.0, predicted=()):
     found = results(passing, failing)
-    submission = Submission(name, Path(name), results=found, credit={r.step: [r] for r in found}, last_change=NOW - days_ago * 86400)
+    submission = Submission(
+        name, Path(name), results=found, credit={r.step: [r] for r in found}, last_change=NOW - days_ago * 86400
+    )
     every = load_mutants()
-    submission.predictions = [Prediction(n, "p.py", PredictionStatus.WRITTEN, outcomes={m.id: PredictionOutcome.CAUGHT for m in every if m.step == n})
-                              for n in predicted]
+    submission.predictions = [
+        Prediction(
+            n, "p.py", PredictionStatus.WRITTEN, outcomes={m.id: PredictionOutcome.CAUGHT for m in every if m.step == n}
+        )
+        for n in predicted
+    ]
     return submission
 
 
 def a_class():
-    return classroom.ClassRun(Path("/class"), [
-        learner("ada", 8, predicted=(4,)),
-        learner("ben", 3, "C4.5", days_ago=0.5, predicted=(4,)),
-        learner("cho", 3, "C4.5", days_ago=9),
-        learner("dan", 0, days_ago=2),
-        learner("eve", 5, "C6.2", days_ago=1 / 24 / 6),
-    ], [], 1.0)
+    return classroom.ClassRun(
+        Path("/class"),
+        [
+            learner("ada", 8, predicted=(4,)),
+            learner("ben", 3, "C4.5", days_ago=0.5, predicted=(4,)),
+            learner("cho", 3, "C4.5", days_ago=9),
+            learner("dan", 0, days_ago=2),
+            learner("eve", 5, "C6.2", days_ago=1 / 24 / 6),
+        ],
+        [],
+        1.0,
+    )
 
 
 def test_who_needs_help_first_least_credit_then_the_longest_without_a_change():
     lines = classroom.glance(a_class(), "en", now=NOW)
-    helped = lines[lines.index("### Who needs help first (least credit first; then the longest since their last change)") + 2:]
+    helped = lines[
+        lines.index("### Who needs help first (least credit first; then the longest since their last change)") + 2 :
+    ]
     assert helped[:4] == [
         "- dan: never started; last change 2 days ago",
         "- cho: no credit at step 4: failed at C4.5; last change 9 days ago",
@@ -86,23 +99,50 @@ def test_feedback_to_hand_back_is_written_clean_as_markdown_html_junit_and_exerc
     outcome = a_class()
     ben = outcome.submissions[1]
     bad = ben.credit[4][0]
-    message = (f"called claim(db, ...) at {outcome.root}/ben/04-claim/step.py, line 3 in /run/lease-lab/scratch/x.db;"
-               " got <object at 0x7f3a2b4c5d6e> <script>alert(1)</script>")
+    message = (
+        f"called claim(db, ...) at {outcome.root}/ben/04-claim/step.py, line 3 in /run/lease-lab/scratch/x.db;"
+        " got <object at 0x7f3a2b4c5d6e> <script>alert(1)</script>"
+    )
     ben.credit[4] = [replace(bad, message=message)]
     ben.results = [replace(r, message=message) if r.step == 4 else r for r in ben.results]
-    outcome.submissions.append(Submission("notes.txt", None, problem="not graded: notes.txt is neither a folder nor a zip file",
-                                          source=Path("/class/notes.txt"), found={"notes.txt": {"bytes": 5}}))
+    outcome.submissions.append(
+        Submission(
+            "notes.txt",
+            None,
+            problem="not graded: notes.txt is neither a folder nor a zip file",
+            source=Path("/class/notes.txt"),
+            found={"notes.txt": {"bytes": 5}},
+        )
+    )
     classroom.write(outcome, tmp_path / "out")
     out = tmp_path / "out"
     assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8")) == {
-        "learner": "notes.txt", "graded": False, "entry": "notes.txt", "problem": "not graded: notes.txt is neither a folder nor a zip file",
-        "found": {"notes.txt": {"bytes": 5}}, "checks": []}
-    files = [out / "feedback" / "ben.md", out / "feedback" / "ben.html", out / "junit" / "ben.xml", out / "exercism" / "ben.json", out / "learners" / "ben.json"]
+        "learner": "notes.txt",
+        "graded": False,
+        "entry": "notes.txt",
+        "problem": "not graded: notes.txt is neither a folder nor a zip file",
+        "found": {"notes.txt": {"bytes": 5}},
+        "checks": [],
+    }
+    files = [
+        out / "feedback" / "ben.md",
+        out / "feedback" / "ben.html",
+        out / "junit" / "ben.xml",
+        out / "exercism" / "ben.json",
+        out / "learners" / "ben.json",
+    ]
     for file in files:
         text = file.read_text(encoding="utf-8")
         assert "04-claim/step.py, line 3" in text, file
-        assert str(outcome.root) + "/" not in text and "0x7f3a2b4c5d6e" not in text and "/run/lease-lab" not in text, file
+        assert str(outcome.root) + "/" not in text and "0x7f3a2b4c5d6e" not in text and "/run/lease-lab" not in text, (
+            file
+        )
     page = (out / "feedback" / "ben.html").read_text(encoding="utf-8")
-    assert page.startswith('<!doctype html>\n<html lang="en">') and "<table>" in page and "<script>" not in page and "src=" not in page
+    assert (
+        page.startswith('<!doctype html>\n<html lang="en">')
+        and "<table>" in page
+        and "<script>" not in page
+        and "src=" not in page
+    )
     assert json.loads((out / "exercism" / "ben.json").read_text(encoding="utf-8"))["max_score"] == len(ben.results)
     assert (out / "class.svg").is_file() and (out / "latest" / "class.png").is_file()

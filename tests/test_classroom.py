@@ -39,7 +39,9 @@ def with_one_bug(folder, mutant_id):
 
 def run_class(root, out, *more, time_limit=10):
     arguments = ["class", str(root), "--out", str(out), "--time-limit", str(time_limit), "--no-mutants", *more]
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=600
+    )
 
 
 def zipped(folder, zip_path):
@@ -82,7 +84,15 @@ def gradebook(class_run):
 def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
     done, rows, header, _, _, _ = class_run
     assert done.returncode == ExitStatus.ALL_PASS, done.stdout + done.stderr  # graded, whatever the verdicts
-    assert header == ["learner", *(f"step {n}" for n in range(1, LAST + 1)), "credit", "time", "similarity", "predictions", "summary"]
+    assert header == [
+        "learner",
+        *(f"step {n}" for n in range(1, LAST + 1)),
+        "credit",
+        "time",
+        "similarity",
+        "predictions",
+        "summary",
+    ]
     assert sorted(rows) == ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve", "gus", "notes.txt"]
 
 
@@ -92,9 +102,17 @@ def test_a_zip_nested_as_downloaded_is_graded_and_anything_else_says_what_was_fo
     assert rows["notes.txt"][1] == "error: not graded: notes.txt is neither a folder nor a zip file"
     assert rows["gus"][1] == "error: no steps/ folder and no step files in gus/"
     found = json.loads((out / "learners" / "gus.json").read_text(encoding="utf-8"))
-    assert found == {"learner": "gus", "graded": False, "entry": "gus", "problem": rows["gus"][1][len("error: "):], "found": {"gus": []},
-                     "checks": []}
-    assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8"))["found"] == {"notes.txt": {"bytes": 13}}
+    assert found == {
+        "learner": "gus",
+        "graded": False,
+        "entry": "gus",
+        "problem": rows["gus"][1][len("error: ") :],
+        "found": {"gus": []},
+        "checks": [],
+    }
+    assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8"))["found"] == {
+        "notes.txt": {"bytes": 13}
+    }
 
 
 def test_each_cell_says_passed_failed_or_error(class_run):
@@ -151,7 +169,11 @@ def test_a_bug_counts_once_at_its_own_step(class_run, gradebook, name):
     markdown = (out / "class.md").read_text(encoding="utf-8")
     line = next(line for line in markdown.splitlines() if line.startswith(f"| {name} |"))
     credit_cell = line.split(" | ")[1 + step].split(" · ")[0]
-    assert credit_cell.startswith(("failed at C", "error:")) and f"C{step}." in credit_cell or credit_cell.startswith("error:")
+    assert (
+        credit_cell.startswith(("failed at C", "error:"))
+        and f"C{step}." in credit_cell
+        or credit_cell.startswith("error:")
+    )
     if step < 8:  # the course's verdict still fails the later steps that call the broken function
         assert any(rows[name][n] != "passed" for n in range(step + 1, 9))
 
@@ -159,9 +181,15 @@ def test_a_bug_counts_once_at_its_own_step(class_run, gradebook, name):
 def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_run, gradebook):
     _, _, _, out, _, _ = class_run
     assert (out / "grades.csv").read_bytes().startswith(b"\xef\xbb\xbfl")
-    assert gradebook["ada"]["points"] == "8" and gradebook["ada"]["step4_checks_passed"] == gradebook["ada"]["step4_checks"] != "0"
+    assert (
+        gradebook["ada"]["points"] == "8"
+        and gradebook["ada"]["step4_checks_passed"] == gradebook["ada"]["step4_checks"] != "0"
+    )
     assert gradebook["ben"]["points"] == "4" and gradebook["ben"]["step5_credit"] == "0"
-    assert gradebook["ada"]["learner_id"] == gradebook["ada"]["learner_id"] and gradebook["ada"]["learner_id"] != gradebook["ben"]["learner_id"]
+    assert (
+        gradebook["ada"]["learner_id"] == gradebook["ada"]["learner_id"]
+        and gradebook["ada"]["learner_id"] != gradebook["ben"]["learner_id"]
+    )
     assert float(gradebook["ada"]["seconds"]) > 0 and gradebook["ada"]["budget_used_up"] == "no"
     assert gradebook["ada"]["step4_prediction"] == "not_run"  # --no-mutants
     assert gradebook["gus"]["problem"].startswith("no steps/ folder") and gradebook["gus"]["points"] == "0"
@@ -170,9 +198,14 @@ def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_ru
 def test_a_copy_of_the_reference_is_flagged_and_the_stubs_are_too_little_to_tell(class_run, gradebook):
     _, rows, header, _, _, _ = class_run
     ada = gradebook["ada"]  # the reference's files, as they are
-    assert (ada["similarity_reference"], ada["similarity_flag"]) == ("1.0", "yes") and int(ada["similarity_fingerprints"]) > 100
+    assert (ada["similarity_reference"], ada["similarity_flag"]) == ("1.0", "yes") and int(
+        ada["similarity_fingerprints"]
+    ) > 100
     assert rows["ada"][header.index("similarity")].startswith("100% in the reference; 100% in ")
-    assert (gradebook["eve"]["similarity_fingerprints"], gradebook["eve"]["similarity_flag"]) == ("0", "no")  # the stubs only
+    assert (gradebook["eve"]["similarity_fingerprints"], gradebook["eve"]["similarity_flag"]) == (
+        "0",
+        "no",
+    )  # the stubs only
     assert gradebook["gus"]["similarity_flag"] == ""
 
 
@@ -185,12 +218,19 @@ def test_feedback_files_name_the_learners_files_never_the_graders(class_run):
 
 def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run):
     done, _, _, out, _, _ = class_run
-    assert done.stdout.index(f"] ada: credit {LAST}/{LAST}") < done.stdout.index(f"ada: {LAST}/{LAST} steps pass")  # progress, as each finishes
+    assert done.stdout.index(f"] ada: credit {LAST}/{LAST}") < done.stdout.index(
+        f"ada: {LAST}/{LAST} steps pass"
+    )  # progress, as each finishes
     root = Path(done.args[4])
     again = run_class(root, out)
-    assert again.returncode == ExitStatus.ALL_PASS and "No learner's verdicts changed since the previous run." in again.stdout
+    assert (
+        again.returncode == ExitStatus.ALL_PASS
+        and "No learner's verdicts changed since the previous run." in again.stdout
+    )
     header, *rows = read_csv(out / "grades.csv")
-    assert {row[1]: row[header.index("cached")] for row in rows if row[1] not in ("gus", "notes.txt")} == dict.fromkeys(["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve"], "yes")
+    assert {row[1]: row[header.index("cached")] for row in rows if row[1] not in ("gus", "notes.txt")} == dict.fromkeys(
+        ["ada", "ben", "bug4", "bug5", "bug8", "cho", "eve"], "yes"
+    )
     mutant = next(m for m in load_mutants() if m.id == ONE_BUG["bug4"])
     file = root / "bug4" / "04-claim" / "step.py"
     broken = file.read_text()
@@ -215,19 +255,32 @@ SLOW_BUDGET, SLOW_CLAIM_MANY, SLOW_TIME_LIMIT = 10, 60, 90
 def test_a_used_up_budget_reads_as_such_not_as_the_learners_code_hanging(tmp_path):
     steps = make_learner(tmp_path / "class" / "ada", "complete", checkout=False)
     file = steps / load_course()[7].dir / "step.py"
-    file.write_text(file.read_text() + f"\n\n_claim_many = claim_many\n\n\ndef claim_many(*arguments):\n"
-                    f"    import time\n    time.sleep({SLOW_CLAIM_MANY})\n    return _claim_many(*arguments)\n")
-    done = run_class(tmp_path / "class", tmp_path / "out", "--budget", str(SLOW_BUDGET), "--regrade-all", time_limit=SLOW_TIME_LIMIT)
+    file.write_text(
+        file.read_text() + f"\n\n_claim_many = claim_many\n\n\ndef claim_many(*arguments):\n"
+        f"    import time\n    time.sleep({SLOW_CLAIM_MANY})\n    return _claim_many(*arguments)\n"
+    )
+    done = run_class(
+        tmp_path / "class", tmp_path / "out", "--budget", str(SLOW_BUDGET), "--regrade-all", time_limit=SLOW_TIME_LIMIT
+    )
     header, row = read_csv(tmp_path / "out" / "grades.csv")
     assert dict(zip(header, row))["budget_used_up"] == "yes", done.stdout + done.stderr
     cells = read_csv(tmp_path / "out" / "class.csv")[1]
-    assert "not run: the learner's time budget (BUDGET) was used up" in cells and not any(c.startswith("timed out") for c in cells)
+    assert "not run: the learner's time budget (BUDGET) was used up" in cells and not any(
+        c.startswith("timed out") for c in cells
+    )
 
 
 @pytest.mark.parametrize("lang,checkout", [("en", True), ("ja", True), ("en", False)])
 def test_a_dir_that_is_one_learners_folder_or_a_steps_folder_is_refused_in_one_line(tmp_path, lang, checkout):
     make_learner(tmp_path / "ada", "complete", checkout=checkout)
-    done = subprocess.run([sys.executable, "-m", "lab", "class", str(tmp_path / "ada"), "--lang", lang, "--out", str(tmp_path / "out")],
-                          cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "class", str(tmp_path / "ada"), "--lang", lang, "--out", str(tmp_path / "out")],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == ExitStatus.USAGE and len(done.stderr.strip().splitlines()) == 1
-    assert ("one learner's folder" if lang == "en" else "1 人の学習者のフォルダ") in done.stderr and "Traceback" not in done.stderr
+    assert (
+        "one learner's folder" if lang == "en" else "1 人の学習者のフォルダ"
+    ) in done.stderr and "Traceback" not in done.stderr

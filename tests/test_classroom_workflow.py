@@ -16,8 +16,8 @@ TEXT = autograding.workflow(load_course())
 
 def test_one_autograding_test_per_step_with_its_points_and_its_credit_command():
     for step in load_course():
-        block = TEXT[TEXT.index(f"        id: step{step.number}\n"):]
-        block = block[:block.index("      - name:", 1)]
+        block = TEXT[TEXT.index(f"        id: step{step.number}\n") :]
+        block = block[: block.index("      - name:", 1)]
         assert f"uses: {autograding.GRADER}" in block and f"max-score: {step.points}\n" in block
         assert f"command: python -m lab check {step.number} --credit --no-mutants --impl steps\n" in block
         assert f'STEP{step.number}_RESULTS: "${{{{ steps.step{step.number}.outputs.result }}}}"' in TEXT
@@ -31,14 +31,20 @@ def test_the_committed_workflow_is_the_generated_one():
 
 def test_the_make_target_writes_it(tmp_path):
     out = tmp_path / "classroom.yml"
-    done = subprocess.run([sys.executable, "-m", "lab", "classroom-workflow", "--out", str(out)], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "classroom-workflow", "--out", str(out)],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0 and out.read_text(encoding="utf-8") == TEXT, done.stderr
 
 
 def test_check_yml_summary_says_so_when_no_results_file_was_written(tmp_path):
     workflow = (LAB_ROOT / ".github" / "workflows" / "check.yml").read_text(encoding="utf-8")
     start = workflow.index("\n", workflow.index("<<'PY'")) + 1
-    script = workflow[start:workflow.index("\n          PY")]
+    script = workflow[start : workflow.index("\n          PY")]
     script = "\n".join(line[10:] for line in script.splitlines())
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "no results were written" in done.stdout, done.stderr
@@ -52,7 +58,9 @@ def test_a_step_s_credit_command_fails_only_the_step_whose_function_is_broken(tm
 
     def credit(step):
         command = ["check", str(step), "--credit", "--no-mutants", "--impl", str(steps)]
-        return subprocess.run([sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+        )
 
     four, five = credit(4), credit(5)
     assert four.returncode == ExitStatus.SOME_FAIL and "C4.5" in four.stdout, four.stdout + four.stderr

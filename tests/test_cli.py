@@ -13,10 +13,14 @@ from lab.model.status import ExitStatus
 
 
 def lab(*arguments, cwd=LAB_ROOT):
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
-@pytest.mark.parametrize("typed, checked, mutated", [("4", (1, 2, 3, 4), (4,)), ("04", (1, 2, 3, 4), (4,)), ("1", (1,), (1,))])
+@pytest.mark.parametrize(
+    "typed, checked, mutated", [("4", (1, 2, 3, 4), (4,)), ("04", (1, 2, 3, 4), (4,)), ("1", (1,), (1,))]
+)
 def test_a_step_number_selects_steps_one_to_n_and_the_mutants_of_n(typed, checked, mutated):
     assert parse_steps(typed) == (checked, mutated)
 
@@ -62,7 +66,15 @@ def test_the_artifact_is_one_importable_module_that_passes_every_check(tmp_path)
     assert lab("artifact", "--impl", "solutions", "--out", str(out)).returncode == 0
     done = lab("check", "8", "--impl", str(out), "--no-mutants")
     assert done.returncode == ExitStatus.ALL_PASS, done.stdout
-    compiled = subprocess.run([sys.executable, "-c", f"import runpy; m = runpy.run_path({str(out)!r}); print(sorted(k for k in m if not k.startswith('_')))"], capture_output=True, text=True)
+    compiled = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import runpy; m = runpy.run_path({str(out)!r}); print(sorted(k for k in m if not k.startswith('_')))",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert "claim_many" in compiled.stdout and "init_db" in compiled.stdout
 
 

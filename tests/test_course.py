@@ -15,7 +15,6 @@ COURSE = load_course()
 MUTANTS = load_mutants()
 
 
-
 def test_the_manifest_lists_the_steps_in_the_folders_order():
     assert [s.dir for s in COURSE] == sorted(p.name for p in (LAB_ROOT / "steps").iterdir() if p.is_dir())
     assert [s.dir for s in COURSE] == sorted(p.name for p in (LAB_ROOT / "solutions").iterdir() if p.is_dir())

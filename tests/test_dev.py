@@ -20,7 +20,9 @@ COURSE = load_course()
 
 def lab(root, *arguments):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "LAB_LANG": "en"}
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=root, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture
@@ -63,10 +65,14 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
     assert done.returncode == ExitStatus.ALL_PASS, done.stderr
     last = len(COURSE) + 1
     folder = f"{last:02d}-release-all"
-    assert f'dir = "{folder}"\nfunction = "release_all"\nparameters = ["path", "owner"]' in (copy / "course.toml").read_text(encoding="utf-8")
+    assert f'dir = "{folder}"\nfunction = "release_all"\nparameters = ["path", "owner"]' in (
+        copy / "course.toml"
+    ).read_text(encoding="utf-8")
     stub = (copy / "steps" / folder / "step.py").read_text(encoding="utf-8")
     assert stub.startswith("def release_all(path, owner):") and f"TODO(step {last})" in stub
-    assert f"the {'nine' if last == 9 else last} functions" in (copy / "steps" / COURSE[0].dir / "prediction.py").read_text(encoding="utf-8")
+    assert f"the {'nine' if last == 9 else last} functions" in (
+        copy / "steps" / COURSE[0].dir / "prediction.py"
+    ).read_text(encoding="utf-8")
     checked = lab(copy, "dev", "check", "--no-run")
     assert checked.returncode == ExitStatus.LAB_BROKEN
     assert checked.stdout.splitlines() == [

@@ -24,7 +24,9 @@ def command_list(lang):
 
 
 def make_help(lang):
-    done = subprocess.run(["make", "-s", "help", f"LAB_LANG={lang}"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["make", "-s", "help", f"LAB_LANG={lang}"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60
+    )
     return {line.split()[0] for line in done.stdout.splitlines() if line.strip()}
 
 

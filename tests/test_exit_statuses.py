@@ -19,7 +19,9 @@ from lab.running.runner import LabBroken
 
 
 def run_lab(*arguments):
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_0_when_every_learner_check_passes():
@@ -92,11 +94,21 @@ def test_readme_tables_name_every_status_and_every_target(heading):
     readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index(heading) :]
     section = section[: section.index("\n#", 1)]
-    statuses = {int(line.split("|")[1]) for line in section.splitlines() if line.startswith("| ") and line.split("|")[1].strip().isdigit()}
+    statuses = {
+        int(line.split("|")[1])
+        for line in section.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().isdigit()
+    }
     assert statuses == {status.value for status in ExitStatus}
-    header = next(line for line in section.splitlines() if line.startswith("| target") or line.startswith("| ターゲット"))
+    header = next(
+        line for line in section.splitlines() if line.startswith("| target") or line.startswith("| ターゲット")
+    )
     assert header.split("|")[2:-1] == [f" {status.value} " for status in ExitStatus]
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
     targets = set(re.findall(r"^([a-z-]+):.*## ", makefile, re.MULTILINE))
-    named = set(re.findall(r"`([a-z-]+)`", "\n".join(line.split("|")[1] for line in section.splitlines() if line.startswith("| `"))))
+    named = set(
+        re.findall(
+            r"`([a-z-]+)`", "\n".join(line.split("|")[1] for line in section.splitlines() if line.startswith("| `"))
+        )
+    )
     assert targets == named, targets ^ named

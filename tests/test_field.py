@@ -32,7 +32,9 @@ FENCE_BREAKS = {"v_fence_repeat", "v_fence_lost", "v_fence_down"}
 
 
 def lab(*arguments):
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def kinds(summary):
@@ -58,7 +60,13 @@ def stress_until(impl, label, tmp_path, shown):
 def did_real_work(summary):
     """Enough calls, fences, clock jumps, stale writes tried and kills for a clean run to mean something."""
     found = summary.found
-    return found.operations > 50 and found.fences > 10 and summary.jumps > 0 and found.stale_tried > 0 and bool(summary.kills)
+    return (
+        found.operations > 50
+        and found.fences > 10
+        and summary.jumps > 0
+        and found.stale_tried > 0
+        and bool(summary.kills)
+    )
 
 
 # The catalogue's [field] table (its keys and placeholders: tests/test_message_catalogue.py)
@@ -67,7 +75,13 @@ def did_real_work(summary):
 def test_every_violation_has_a_title_in_both_languages():
     for lang in ("en", "ja"):
         field = {key.removeprefix("field.") for key in CATALOGUE[lang] if key.startswith("field.")}
-        for key in (k for k in field if k.startswith("v_") and not k.endswith("_title") and k not in ("v_kind", "v_kind_clause", "v_clause", "v_before", "v_job", "v_db", "v_more")):
+        for key in (
+            k
+            for k in field
+            if k.startswith("v_")
+            and not k.endswith("_title")
+            and k not in ("v_kind", "v_kind_clause", "v_clause", "v_before", "v_job", "v_db", "v_more")
+        ):
             assert key + "_title" in field
 
 
@@ -86,7 +100,12 @@ def test_the_demo_plays_the_story_on_the_reference_with_a_fenced_side_effect(tmp
 
 
 def test_the_demo_shows_the_late_write_winning_when_complete_goes_by_id_alone(tmp_path):
-    figures = play(materialize(FIXTURES / "complete_by_id_alone.py", "broken", tmp_path), str(tmp_path / "demo.db"), "en", [].append)
+    figures = play(
+        materialize(FIXTURES / "complete_by_id_alone.py", "broken", tmp_path),
+        str(tmp_path / "demo.db"),
+        "en",
+        [].append,
+    )
     assert figures["complete_a"] is True and figures["stored"]["result"] == "A's result" and not figures["held"]
     assert figures["effect_a"] is False  # the store checks the fence itself, whatever the table does
 
@@ -99,7 +118,9 @@ def test_demo_unchecked_plays_an_implementation_that_fails_its_checks():
 
 def test_demo_and_bench_refuse_an_implementation_whose_checks_do_not_pass(capsys, stubs):
     done = lab("demo", "--impl", str(stubs))
-    assert done.returncode == 1 and "does not pass every check yet" in done.stdout and "not implemented yet" in done.stdout
+    assert (
+        done.returncode == 1 and "does not pass every check yet" in done.stdout and "not implemented yet" in done.stdout
+    )
     assert bench.main(stubs, "steps", 0.01, (1,), "unused", "en") == 1
     assert "does not pass every check yet" in capsys.readouterr().out
 
@@ -128,18 +149,31 @@ def test_stress_catches_a_claim_that_is_not_atomic_across_processes(tmp_path, fi
 
 
 def test_stress_catches_a_completion_by_id_alone(tmp_path):
-    summary = stress_until(FIXTURES / "complete_by_id_alone.py", "complete_by_id_alone", tmp_path,
-                           lambda run: {"v_stale_accepted", "v_result_stale"} <= kinds(run))
+    summary = stress_until(
+        FIXTURES / "complete_by_id_alone.py",
+        "complete_by_id_alone",
+        tmp_path,
+        lambda run: {"v_stale_accepted", "v_result_stale"} <= kinds(run),
+    )
     assert summary.found.stale_accepted > 0
     assert {"v_stale_accepted", "v_result_stale"} <= kinds(summary)
 
 
 @pytest.mark.parametrize(
     "fixture, clause",
-    [("complete_checks_owner_not_fence", "C6.3"), ("renew_ignores_expiry", "C5.3"), ("release_resets_the_fence", "C7.2")],
+    [
+        ("complete_checks_owner_not_fence", "C6.3"),
+        ("renew_ignores_expiry", "C5.3"),
+        ("release_resets_the_fence", "C7.2"),
+    ],
 )
 def test_stress_catches_a_write_that_skips_one_of_owner_fence_and_time(tmp_path, fixture, clause):
-    summary = stress_until(FIXTURES / f"{fixture}.py", fixture, tmp_path, lambda run: clause in {v["clause"] for _, _, v in run.found.violations})
+    summary = stress_until(
+        FIXTURES / f"{fixture}.py",
+        fixture,
+        tmp_path,
+        lambda run: clause in {v["clause"] for _, _, v in run.found.violations},
+    )
     assert not summary.passed and clause in {values["clause"] for _, _, values in summary.found.violations}
 
 
@@ -224,14 +258,18 @@ def test_stress_reports_its_figures_and_the_seed_in_both_languages():
 
 def test_stress_on_the_stubs_names_the_function_that_is_missing(tmp_path, stubs):
     done = lab("stress", "--impl", str(stubs), "--seconds", "0.5", "--keep", str(tmp_path))
-    assert done.returncode == 1 and "NotImplementedError" in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert (
+        done.returncode == 1 and "NotImplementedError" in done.stdout and "Traceback" not in done.stdout + done.stderr
+    )
 
 
 # The invariant checker on hand-made logs
 
 
 def op(owner, seq, name, fence=None, returned=None, t=(0, 1), now=0.0, ttl=None, result=None, job="j", ended=True):
-    return invariants.Op(f"w-{owner}", owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1])
+    return invariants.Op(
+        f"w-{owner}", owner, 1, seq, name, job, fence, now, ttl, result, t[0], ended, returned, None, t[1]
+    )
 
 
 def test_a_gap_in_the_fences_is_a_violation_unless_a_killed_claim_explains_it():
@@ -304,7 +342,9 @@ def test_a_stalled_example_worker_is_refused_by_the_store_even_under_the_same_ow
     clock["now"] = 6.0  # stalled past its ttl, between its last renewal and its side effect
     assert fresh.run_once(lambda job, keep_alive: "fresh e-mail") == example.Done("job-1", 2, True, True, True)
     assert fenced_store.write(store, job, fence, "stale e-mail", "host-a") is False
-    assert stalled.finish(job, fence, lambda job, keep_alive: "stale e-mail") == example.Done("job-1", 1, False, False, False)
+    assert stalled.finish(job, fence, lambda job, keep_alive: "stale e-mail") == example.Done(
+        "job-1", 1, False, False, False
+    )
     assert fenced_store.read(store, "job-1")["value"] == "fresh e-mail" and lease.state(db, "job-1")["fence"] == 2
 
 
@@ -338,9 +378,18 @@ def test_two_terminals_play_a_and_b_by_hand(tmp_path, capsys):
         (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "soon"], "invalid float value"),
         (["--db", "{db}", "renew", "job-1", "A", "one", "--ttl", "5"], "invalid int value"),
         (["--db", "{db}", "frob"], "invalid choice"),
-        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "nan"], "--now must be a finite number, got nan"),
-        (["--db", "{db}", "claim", "job-1", "A", "--ttl", "inf", "--now", "0"], "--ttl must be a finite number, got inf"),
-        (["--db", "{db}", "state", "job-1", "--busy-timeout", "nan"], "--busy-timeout must be a finite number, got nan"),
+        (
+            ["--db", "{db}", "claim", "job-1", "A", "--ttl", "5", "--now", "nan"],
+            "--now must be a finite number, got nan",
+        ),
+        (
+            ["--db", "{db}", "claim", "job-1", "A", "--ttl", "inf", "--now", "0"],
+            "--ttl must be a finite number, got inf",
+        ),
+        (
+            ["--db", "{db}", "state", "job-1", "--busy-timeout", "nan"],
+            "--busy-timeout must be a finite number, got nan",
+        ),
         (["--db", "{db}", "state", "job-1", "--busy-timeout", "-1"], "--busy-timeout must be 0 or more, got -1.0"),
         (["--db", "{db}", "claim-many", "job-1", "--ttl", "5"], "the following arguments are required: owners"),
     ],
@@ -356,7 +405,11 @@ def test_the_lease_tool_gives_one_line_and_status_2_for_a_usage_error(tmp_path, 
 
 def test_the_lease_tool_help_names_each_function_with_its_arguments():
     done = lab("lease", "--help")
-    assert "init_db(path)" in done.stdout and "claim(path, job, owner, now, ttl)" in done.stdout and "path, )" not in done.stdout
+    assert (
+        "init_db(path)" in done.stdout
+        and "claim(path, job, owner, now, ttl)" in done.stdout
+        and "path, )" not in done.stdout
+    )
     assert "claim_many(path, job, owners, now, ttl)" in done.stdout and "4 busy" in done.stdout
 
 
@@ -372,14 +425,53 @@ def played(db, *calls):
     [
         ([["claim", "job-9", "A", "--ttl", "5", "--now", "0"]], "no fence for A: there is no job job-9"),
         ([["enqueue", "job-1"]], "not enqueued: job-1 is already there (owner=None fence=0 done=0)"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["claim", "job-1", "B", "--ttl", "5", "--now", "3"]], "job-1 is leased to A with fence 1 until 5, after now=3"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["complete", "job-1", "B", "1", "r", "--now", "1"]], "job-1 is held by A (fence 1), not by B"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["claim", "job-1", "A", "--ttl", "5", "--now", "6"], ["complete", "job-1", "A", "1", "r", "--now", "7"]], "fence 1 is an older generation: job-1 was claimed again since, its fence is now 2"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["renew", "job-1", "A", "7", "--ttl", "5", "--now", "1"]], "fence 7 was never handed out: the fence of job-1 is 1"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["renew", "job-1", "A", "1", "--ttl", "5", "--now", "5"]], "the lease ran out at until=5 <= now=5"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["release", "job-1", "A", "1"], ["complete", "job-1", "A", "1", "r", "--now", "1"]], "job-1 was released: it has no owner, its fence stays 1"),
+        (
+            [["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["claim", "job-1", "B", "--ttl", "5", "--now", "3"]],
+            "job-1 is leased to A with fence 1 until 5, after now=3",
+        ),
+        (
+            [["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["complete", "job-1", "B", "1", "r", "--now", "1"]],
+            "job-1 is held by A (fence 1), not by B",
+        ),
+        (
+            [
+                ["claim", "job-1", "A", "--ttl", "5", "--now", "0"],
+                ["claim", "job-1", "A", "--ttl", "5", "--now", "6"],
+                ["complete", "job-1", "A", "1", "r", "--now", "7"],
+            ],
+            "fence 1 is an older generation: job-1 was claimed again since, its fence is now 2",
+        ),
+        (
+            [
+                ["claim", "job-1", "A", "--ttl", "5", "--now", "0"],
+                ["renew", "job-1", "A", "7", "--ttl", "5", "--now", "1"],
+            ],
+            "fence 7 was never handed out: the fence of job-1 is 1",
+        ),
+        (
+            [
+                ["claim", "job-1", "A", "--ttl", "5", "--now", "0"],
+                ["renew", "job-1", "A", "1", "--ttl", "5", "--now", "5"],
+            ],
+            "the lease ran out at until=5 <= now=5",
+        ),
+        (
+            [
+                ["claim", "job-1", "A", "--ttl", "5", "--now", "0"],
+                ["release", "job-1", "A", "1"],
+                ["complete", "job-1", "A", "1", "r", "--now", "1"],
+            ],
+            "job-1 was released: it has no owner, its fence stays 1",
+        ),
         ([["renew", "job-1", "A", "0", "--ttl", "5", "--now", "0"]], "job-1 has never been claimed (fence 0)"),
-        ([["claim", "job-1", "A", "--ttl", "5", "--now", "0"], ["complete", "job-1", "A", "1", "r", "--now", "1"], ["release", "job-1", "A", "1"]], "job-1 is done (fence 1, result 'r'): a done job never changes"),
+        (
+            [
+                ["claim", "job-1", "A", "--ttl", "5", "--now", "0"],
+                ["complete", "job-1", "A", "1", "r", "--now", "1"],
+                ["release", "job-1", "A", "1"],
+            ],
+            "job-1 is done (fence 1, result 'r'): a done job never changes",
+        ),
     ],
 )
 def test_a_refusal_names_the_one_reason_read_from_the_row(tmp_path, capsys, calls, says):
@@ -392,21 +484,36 @@ def test_a_refusal_names_the_one_reason_read_from_the_row(tmp_path, capsys, call
 def test_a_refusal_the_row_does_not_explain_is_called_the_implementations_own(tmp_path):
     db = tmp_path / "jobs.db"
     with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)")
+        conn.execute(
+            "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)"
+        )
         conn.execute("INSERT INTO jobs VALUES ('job-1', 'A', 10, 3, NULL, 0)")
     said = refusal.reason(str(db), "complete", {"job": "job-1", "owner": "A", "fence": 3, "now": 4.0}, "en")
     assert said == "the row shows no reason (owner=A fence=3 until=10 done=0): the refusal is the implementation's own"
-    assert refusal.reason(str(db), "claim", {"job": "job-1", "owner": "B", "now": 10.0}, "ja").startswith("行には拒否する理由がありません")
+    assert refusal.reason(str(db), "claim", {"job": "job-1", "owner": "B", "now": 10.0}, "ja").startswith(
+        "行には拒否する理由がありません"
+    )
 
 
 def test_claim_many_gives_one_fence_among_owners_and_says_who_got_it(tmp_path, capsys):
     db = tmp_path / "jobs.db"
-    assert played(db, ["init"], ["enqueue", "job-1"], ["claim-many", "job-1", "A", "B", "C", "--ttl", "5", "--now", "0", "--json"]) == 0
+    assert (
+        played(
+            db,
+            ["init"],
+            ["enqueue", "job-1"],
+            ["claim-many", "job-1", "A", "B", "C", "--ttl", "5", "--now", "0", "--json"],
+        )
+        == 0
+    )
     returned = json.loads(capsys.readouterr().out.splitlines()[-1])["returned"]
     assert sorted(returned, key=str) == [1, None, None]
     winner = "ABC"[returned.index(1)]
     assert lease(db, "claim-many", "job-1", "D", "E", "--ttl", "5", "--now", "1") == 1
-    assert f"no fence for any of D, E: job-1 is leased to {winner} with fence 1 until 5, after now=1" in capsys.readouterr().out
+    assert (
+        f"no fence for any of D, E: job-1 is leased to {winner} with fence 1 until 5, after now=1"
+        in capsys.readouterr().out
+    )
 
 
 @pytest.fixture
@@ -415,7 +522,9 @@ def locked(tmp_path):
     db = tmp_path / "jobs.db"
     assert lease(db, "init") == 0 and lease(db, "enqueue", "job-1") == 0
     hold = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()"
-    holder = subprocess.Popen([sys.executable, "-c", hold, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline() == "held\n"
     yield db
     holder.stdin.close()
@@ -424,18 +533,31 @@ def locked(tmp_path):
 
 def test_a_database_locked_by_another_process_is_busy_with_its_own_status(locked, capsys):
     capsys.readouterr()
-    assert lease(locked, "claim", "job-1", "A", "--ttl", "5", "--now", "0", "--busy-timeout", "0.1") == ExitStatus.BUSY == 4
+    assert (
+        lease(locked, "claim", "job-1", "A", "--ttl", "5", "--now", "0", "--busy-timeout", "0.1")
+        == ExitStatus.BUSY
+        == 4
+    )
     out = capsys.readouterr()
-    assert out.err == f"busy: another process holds the write lock on {locked}; waited 0.1 s (--busy-timeout SECONDS waits longer)\n"
+    assert (
+        out.err
+        == f"busy: another process holds the write lock on {locked}; waited 0.1 s (--busy-timeout SECONDS waits longer)\n"
+    )
     assert "init" not in out.err and out.out == ""
-    assert lease(locked, "state", "job-1", "--json", "--busy-timeout", "0") == 0  # reading still works: the row is untouched
+    assert (
+        lease(locked, "state", "job-1", "--json", "--busy-timeout", "0") == 0
+    )  # reading still works: the row is untouched
     assert json.loads(capsys.readouterr().out)["returned"]["fence"] == 0
 
 
 def test_the_busy_timeout_reaches_every_connection_the_artifact_opens(locked, monkeypatch):
     opened = []
     real = sqlite3.connect
-    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: opened.append(k.get("timeout", a[1] if len(a) > 1 else None)) or real(*a, **k))
+    monkeypatch.setattr(
+        sqlite3,
+        "connect",
+        lambda *a, **k: opened.append(k.get("timeout", a[1] if len(a) > 1 else None)) or real(*a, **k),
+    )
     with busy.waiting_at_most(0.05):
         with pytest.raises(sqlite3.OperationalError) as raised:
             import_file(materialize(REFERENCE, "solutions")).claim(str(locked), "job-1", "A", 0.0, 5.0)
@@ -447,7 +569,10 @@ def test_the_busy_timeout_reaches_every_connection_the_artifact_opens(locked, mo
 def test_a_folder_as_db_gives_advice_that_works(tmp_path, capsys):
     assert commands.main(["lease", "--impl", "solutions", "--db", str(tmp_path), "init"]) == 2
     error = capsys.readouterr().err
-    assert error == f"{tmp_path} is a folder, not a database file: name a file in it, such as --db {tmp_path / 'jobs.db'} (init creates it)\n"
+    assert (
+        error
+        == f"{tmp_path} is a folder, not a database file: name a file in it, such as --db {tmp_path / 'jobs.db'} (init creates it)\n"
+    )
     assert lease(tmp_path / "jobs.db", "init") == 0
 
 
@@ -480,9 +605,15 @@ def test_the_bench_measures_artifact_and_floor_in_pairs_of_slices_and_draws_the_
     assert judged.preview and "Preview" in out.getvalue() and "spread" in out.getvalue()
     assert "Ruled out by the contract" in out.getvalue() and "as durable as the contract's setting" in out.getvalue()
     written = bench.write(rows, "solutions", tmp_path, 0.02)
-    assert {p.name for p in written} == {"bench.json", "bench.svg", "bench.png"} and all(p.stat().st_size for p in written)
+    assert {p.name for p in written} == {"bench.json", "bench.svg", "bench.png"} and all(
+        p.stat().st_size for p in written
+    )
     record = json.loads((tmp_path / "bench.json").read_text())
-    assert record["bench_time"] == 0.02 and record["verdict"]["preview"] and record["method"]["pairs_per_measurement"] == [5, 5]
+    assert (
+        record["bench_time"] == 0.02
+        and record["verdict"]["preview"]
+        and record["method"]["pairs_per_measurement"] == [5, 5]
+    )
     assert "PREVIEW" in (tmp_path / "bench.svg").read_text()
 
 

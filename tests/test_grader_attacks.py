@@ -210,7 +210,9 @@ def lab_tree():
     found = {}
     for name in LAB_PARTS:
         for path in _files(LAB_ROOT / name):
-            found[str(path)] = "link:" + os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+            found[str(path)] = (
+                "link:" + os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+            )
     for site in _site_packages():
         for path in _files(site):
             found[str(path)] = f"size:{path.lstat().st_size}"
@@ -239,8 +241,15 @@ def _differences(before, after):
 def _named_with(token):
     """Files and folders whose name holds the token, wherever an attack might have put them."""
     found = []
-    for folder, deep in (("/tmp", False), ("/var/tmp", False), ("/dev/shm", True), (LAB_ROOT, False),
-                         (LAB_ROOT / "build", True), (LAB_ROOT / "reports", True), *((site, False) for site in _site_packages())):
+    for folder, deep in (
+        ("/tmp", False),
+        ("/var/tmp", False),
+        ("/dev/shm", True),
+        (LAB_ROOT, False),
+        (LAB_ROOT / "build", True),
+        (LAB_ROOT / "reports", True),
+        *((site, False) for site in _site_packages()),
+    ):
         folder = Path(folder)
         try:
             entries = folder.rglob("*") if deep else folder.iterdir()
@@ -291,11 +300,26 @@ class Graded:
 
 def run_class(class_dir, out_dir, rusage_file, env=None, timeout=None):
     """python -m lab class, as an instructor types it, watched; returns (process, seconds, watcher)."""
-    arguments = [str(class_dir), "--out", str(out_dir), "--time-limit", f"{TIME_LIMIT:g}", "--budget", f"{BUDGET:g}", "--no-mutants"]
+    arguments = [
+        str(class_dir),
+        "--out",
+        str(out_dir),
+        "--time-limit",
+        f"{TIME_LIMIT:g}",
+        "--budget",
+        f"{BUDGET:g}",
+        "--no-mutants",
+    ]
     env = {**(env or os.environ), "LEASE_LAB_ATTACK_RUSAGE": str(rusage_file), "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-c", WRAPPER, "class", *arguments], cwd=class_dir.parent, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", WRAPPER, "class", *arguments],
+        cwd=class_dir.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     watcher = Watcher(process.pid)
     watcher.start()
     try:
@@ -315,7 +339,7 @@ def _read_outputs(graded):
         rows = list(csv.reader(table.read_text(encoding="utf-8").splitlines()))
         for row in rows[1:]:
             if len(row) > len(STEPS):
-                graded.cells[row[0]] = dict(zip(STEPS, row[1:1 + len(STEPS)]))
+                graded.cells[row[0]] = dict(zip(STEPS, row[1 : 1 + len(STEPS)]))
     for kind in graded.kinds:
         path = graded.out_dir / "learners" / f"{kind.name}.json"
         if path.is_file():
@@ -364,7 +388,8 @@ def graded(request, tmp_path_factory):
     try:
         rusage_file = base / "rusage.json"
         graded.returncode, graded.stdout, graded.stderr, graded.seconds, watcher = run_class(
-            class_dir, out_dir, rusage_file, timeout=len(kinds) * BUDGET + 300)
+            class_dir, out_dir, rusage_file, timeout=len(kinds) * BUDGET + 300
+        )
         deadline = time.monotonic() + SURVIVOR_WAIT
         while True:
             survivors = _survivors(watcher.seen, token, earlier)
@@ -376,7 +401,11 @@ def graded(request, tmp_path_factory):
     finally:
         _subreaper(False)
     graded.rusage = json.loads(rusage_file.read_text()) if rusage_file.is_file() else {}
-    graded.peak_grader, graded.peak_other, graded.peak_other_cmd = watcher.peak_grader, watcher.peak_other, watcher.peak_other_cmd
+    graded.peak_grader, graded.peak_other, graded.peak_other_cmd = (
+        watcher.peak_grader,
+        watcher.peak_other,
+        watcher.peak_other_cmd,
+    )
 
     snapshot = folder_tree(out_dir) if out_dir.is_dir() else {}
     _read_outputs(graded)
@@ -401,9 +430,11 @@ def graded(request, tmp_path_factory):
 
 
 def _summary(graded):
-    lines = [f"class run: exit {graded.returncode}, {graded.seconds:.1f} s, {len(graded.kinds)} learners; "
-             f"class process {graded.rusage.get('self', 0) >> 10} MiB, checks' processes {graded.peak_grader >> 20} MiB, "
-             f"largest other process {graded.peak_other >> 20} MiB ({graded.peak_other_cmd[:80]})"]
+    lines = [
+        f"class run: exit {graded.returncode}, {graded.seconds:.1f} s, {len(graded.kinds)} learners; "
+        f"class process {graded.rusage.get('self', 0) >> 10} MiB, checks' processes {graded.peak_grader >> 20} MiB, "
+        f"largest other process {graded.peak_other >> 20} MiB ({graded.peak_other_cmd[:80]})"
+    ]
     for kind in graded.kinds:
         cells = graded.cells.get(kind.name, {})
         lines.append(f"{kind.name}: " + " | ".join(cells.get(step, "(none)")[:60] for step in STEPS))
@@ -433,7 +464,9 @@ def test_every_learner_is_graded_and_the_run_ends_as_graded(graded):
     if not graded.confined:
         return _refused(graded)
     assert graded.returncode == ExitStatus.ALL_PASS, graded.show()  # graded, whatever the verdicts
-    missing = [kind.name for kind in graded.kinds if kind.name not in graded.cells or graded.checks.get(kind.name) is None]
+    missing = [
+        kind.name for kind in graded.kinds if kind.name not in graded.cells or graded.checks.get(kind.name) is None
+    ]
     assert not missing, f"no row or no results JSON for {missing}\n{graded.show()}"
 
 
@@ -454,7 +487,9 @@ def test_every_control_gets_its_honest_verdict(graded):
                 ok = cell.startswith("failed at") and "failed" in statuses
             if not ok:
                 first = next((c for c in mine if c["status"] != "passed"), {})
-                wrong.append(f"{kind.name} step {step}: want {want!r}, got {cell!r} {statuses} {first.get('check', '')}: {first.get('message', '')[:300]}")
+                wrong.append(
+                    f"{kind.name} step {step}: want {want!r}, got {cell!r} {statuses} {first.get('check', '')}: {first.get('message', '')[:300]}"
+                )
     assert not wrong, "\n".join(wrong)
 
 
@@ -469,14 +504,18 @@ def test_no_attack_passes_a_step_it_does_not_honestly_implement(graded):
                 continue
             mine = _step_checks(checks, step)
             if cells.get(step) == "passed" or (mine and all(c["status"] == "passed" for c in mine)):
-                passed.append(f"{kind.name} ({kind.what}) passes step {step}: {cells.get(step)!r}, {len(mine)} checks passed")
+                passed.append(
+                    f"{kind.name} ({kind.what}) passes step {step}: {cells.get(step)!r}, {len(mine)} checks passed"
+                )
     assert not passed, "\n".join(passed)
 
 
 def test_no_process_of_the_run_survives_it(graded):
     if not graded.confined:
         return _refused(graded)
-    assert not graded.survivors, "still running after the class run ended (now killed):\n" + "\n".join(f"{pid}: {cmd}" for pid, cmd in graded.survivors)
+    assert not graded.survivors, "still running after the class run ended (now killed):\n" + "\n".join(
+        f"{pid}: {cmd}" for pid, cmd in graded.survivors
+    )
 
 
 def test_the_lab_and_everything_outside_the_class_and_out_dir_are_unchanged(graded):
@@ -487,7 +526,9 @@ def test_the_lab_and_everything_outside_the_class_and_out_dir_are_unchanged(grad
         f"{graded.lab_changed_by_attack} (restored: {graded.restored})"
     )
     assert not graded.left_behind, f"files an attack wrote outside the class folder: {graded.left_behind}"
-    assert not graded.class_changed, f"the class folder changed (a classmate's folder, or the lab wrote into it): {graded.class_changed[:20]}"
+    assert not graded.class_changed, (
+        f"the class folder changed (a classmate's folder, or the lab wrote into it): {graded.class_changed[:20]}"
+    )
     assert not graded.forged_outputs, f"outputs that hold an attack's token: {graded.forged_outputs}"
     assert not graded.out_changed_later, "the outputs changed after the class run had ended"
 
@@ -503,13 +544,21 @@ def test_the_run_stays_within_its_budget_and_bounded_memory(graded):
         total = sum(c.get("duration", 0.0) for c in checks)
         if total > BUDGET:
             over.append(f"{kind.name}: its checks ran {total:.1f} s in all, over the budget of {BUDGET:g} s")
-        over += [f"{kind.name}: {c['check']} ran {c['duration']:.1f} s" for c in checks if c.get("duration", 0.0) > CHECK_LIMIT]
+        over += [
+            f"{kind.name}: {c['check']} ran {c['duration']:.1f} s"
+            for c in checks
+            if c.get("duration", 0.0) > CHECK_LIMIT
+        ]
     assert not over, "\n".join(over)
     assert graded.rusage, "the class process did not report its memory"
     grader = max(graded.rusage["self"] << 10, graded.peak_grader)
-    assert grader < GRADER_RSS_LIMIT, f"the grading processes peaked at {grader >> 20} MiB (class process {graded.rusage['self'] >> 10} MiB)"
+    assert grader < GRADER_RSS_LIMIT, (
+        f"the grading processes peaked at {grader >> 20} MiB (class process {graded.rusage['self'] >> 10} MiB)"
+    )
     everything = max(graded.rusage["children"] << 10, graded.peak_other)
-    assert everything < LEARNER_RSS_LIMIT, f"a process of the run peaked at {everything >> 20} MiB: {graded.peak_other_cmd}"
+    assert everything < LEARNER_RSS_LIMIT, (
+        f"a process of the run peaked at {everything >> 20} MiB: {graded.peak_other_cmd}"
+    )
 
 
 def test_a_class_is_refused_where_bubblewrap_is_missing(tmp_path):
@@ -517,7 +566,9 @@ def test_a_class_is_refused_where_bubblewrap_is_missing(tmp_path):
     class_dir = tmp_path / "class"
     attacks.make_class(class_dir, ["honest", "stubs"])
     env = {**os.environ, "PATH": _without_bwrap_path(tmp_path / "bin")}
-    returncode, stdout, stderr, seconds, watcher = run_class(class_dir, tmp_path / "out", tmp_path / "rusage.json", env=env, timeout=300)
+    returncode, stdout, stderr, seconds, watcher = run_class(
+        class_dir, tmp_path / "out", tmp_path / "rusage.json", env=env, timeout=300
+    )
     shown = f"exit {returncode}, {seconds:.1f} s\nstdout:\n{stdout[-2000:]}\nstderr:\n{stderr[-2000:]}"
     assert returncode == ExitStatus.USAGE, shown
     assert "bubblewrap" in stdout + stderr, shown

@@ -60,4 +60,6 @@ def test_a_wrong_implementation_fails_first_at_its_step_naming_its_clause(result
     assert failing, "passes every check"
     first = min(r.step for r in failing)
     assert first == int(step), [(r.step, r.check) for r in failing]
-    assert any(clause in r.clauses for r in failing if r.step == first), [(r.clauses, r.check) for r in failing if r.step == first]
+    assert any(clause in r.clauses for r in failing if r.step == first), [
+        (r.clauses, r.check) for r in failing if r.step == first
+    ]

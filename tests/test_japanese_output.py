@@ -37,9 +37,51 @@ COURSE = load_course()
 JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯]")
 # The names of what the lab runs and reads: tools, formats, units and signals.
 NAMES = {
-    "SQLite", "sqlite3", "Python", "pytest", "Hypothesis", "mutmut", "Stryker", "JSON", "JUnit", "XML", "Exercism",
-    "TOML", "CSV", "HTML", "CI", "git", "GitHub", "Classroom", "bubblewrap", "litequeue", "persist-queue", "Ctrl", "TODO", "WAL", "FULL", "NORMAL", "NULL", "PRAGMA",
-    "SQL", "SIGKILL", "MB", "GiB", "ms", "pid", "id", "ID", "ok", "kill", "IMPL", "DIR", "SHOW", "VERBOSE", "ALL", "AT", "BUDGET",
+    "SQLite",
+    "sqlite3",
+    "Python",
+    "pytest",
+    "Hypothesis",
+    "mutmut",
+    "Stryker",
+    "JSON",
+    "JUnit",
+    "XML",
+    "Exercism",
+    "TOML",
+    "CSV",
+    "HTML",
+    "CI",
+    "git",
+    "GitHub",
+    "Classroom",
+    "bubblewrap",
+    "litequeue",
+    "persist-queue",
+    "Ctrl",
+    "TODO",
+    "WAL",
+    "FULL",
+    "NORMAL",
+    "NULL",
+    "PRAGMA",
+    "SQL",
+    "SIGKILL",
+    "MB",
+    "GiB",
+    "ms",
+    "pid",
+    "id",
+    "ID",
+    "ok",
+    "kill",
+    "IMPL",
+    "DIR",
+    "SHOW",
+    "VERBOSE",
+    "ALL",
+    "AT",
+    "BUDGET",
 }
 
 
@@ -57,14 +99,21 @@ def _code_tokens():
     for path in sorted((LAB_ROOT / "checks").glob("test_*.py")):
         tokens.update(re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.MULTILINE))
     tokens.update(path.stem for path in (LAB_ROOT / "mutants").glob("*.toml"))
-    tokens.update(rule["id"] for rule in tomllib.loads((LAB_ROOT / "mutation" / "equivalents.toml").read_text(encoding="utf-8"))["rule"])
+    tokens.update(
+        rule["id"]
+        for rule in tomllib.loads((LAB_ROOT / "mutation" / "equivalents.toml").read_text(encoding="utf-8"))["rule"]
+    )
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
-    tokens.update(re.findall(r"^([a-z][a-z-]*):", makefile, re.MULTILINE) + re.findall(r"\b([A-Z][A-Z_]+) \?=", makefile))
+    tokens.update(
+        re.findall(r"^([a-z][a-z-]*):", makefile, re.MULTILINE) + re.findall(r"\b([A-Z][A-Z_]+) \?=", makefile)
+    )
     tokens.update(name for name in dir(builtins) if name[0].isupper())
     # The glossary keeps some terms as the code writes them (fence, owner, fencing token, UPDATE 文).
     glossary = tomllib.loads((LAB_ROOT / "lab" / "text" / "glossary.toml").read_text(encoding="utf-8"))["term"]
     tokens.update(word for term in glossary for word in re.findall(r"[A-Za-z]{2,}", term["ja"]))
-    tokens.update({"make", "python", "lab", "lease", "steps", "solutions", "checks", "mutants", "db", "job", "ja", "en"})
+    tokens.update(
+        {"make", "python", "lab", "lease", "steps", "solutions", "checks", "mutants", "db", "job", "ja", "en"}
+    )
     return tokens
 
 
@@ -92,7 +141,10 @@ def _is_code(token):
     """A path, a file's extension, an option, a VARIABLE=value, an identifier with `_`, `.` or
     digits, a known hyphenated id, a number."""
     return (
-        "/" in token or "=" in token or token.startswith(("-", ".")) or token in CODE_TOKENS
+        "/" in token
+        or "=" in token
+        or token.startswith(("-", "."))
+        or token in CODE_TOKENS
         or bool(re.fullmatch(r"[A-Za-z_][\w.]*[_.\d][\w.]*", token))
         or not re.search(r"[A-Za-z]{2,}", token)
     )
@@ -100,14 +152,19 @@ def _is_code(token):
 
 def page_text(page):
     """The text a reader sees on an HTML page, code left out (source lines, diffs, code spans)."""
-    page = re.sub(r"<style>.*?</style>|<td class=\"code\">.*?</td>|<pre.*?</pre>|<code>.*?</code>", " ", page, flags=re.DOTALL)
+    page = re.sub(
+        r"<style>.*?</style>|<td class=\"code\">.*?</td>|<pre.*?</pre>|<code>.*?</code>", " ", page, flags=re.DOTALL
+    )
     return html.unescape(re.sub(r"<[^>]+>", " ", page))
 
 
 def check(impl, step, *flags):
     done = subprocess.run(
         [sys.executable, "-m", "lab", "check", str(step), "--impl", str(impl), "--lang", "ja", *flags],
-        cwd=LAB_ROOT, capture_output=True, text=True, timeout=600,
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return done.stdout + done.stderr
 
@@ -134,11 +191,15 @@ CHECK_RUNS = {
     "check-step 1 on the stubs": lambda root: check(write_stubs(root.parent / "stubs" / "steps"), 1),
     "check-step 4, steps 1-3 done, mutants shown before the prediction": lambda root: check(root / "steps", 4),
     "check-step 2 on the reference, the compare phase": lambda root: check(LAB_ROOT / "solutions", 2),
-    "check-step 3, a generated check shrunk": lambda root: check(WRONG / "wrong_s3_missing_as_default_row.py", 3, "--no-mutants"),
+    "check-step 3, a generated check shrunk": lambda root: check(
+        WRONG / "wrong_s3_missing_as_default_row.py", 3, "--no-mutants"
+    ),
     "check-step 4, claims raced across processes": lambda root: check(
         LAB_ROOT / "tests" / "field_fixtures" / "claim_under_process_lock.py", 4, "--no-mutants"
     ),
-    "check-step 6, a done job overwritten": lambda root: check(WRONG / "wrong_s6_complete_overwrites_done.py", 6, "--no-mutants"),
+    "check-step 6, a done job overwritten": lambda root: check(
+        WRONG / "wrong_s6_complete_overwrites_done.py", 6, "--no-mutants"
+    ),
     "check-step 8, claims one at a time": lambda root: check(WRONG / "wrong_s8_sequential_loop.py", 8, "--no-mutants"),
 }
 
@@ -151,7 +212,9 @@ def test_check_step_says_nothing_in_english(checkout, name):
 
 
 def test_the_learners_commands_say_nothing_in_english(checkout):
-    (checkout / "steps" / COURSE[3].dir / STEP_FILE).write_text("def claim(path, job_id, owner, now, ttl):\n    return None\n", encoding="utf-8")
+    (checkout / "steps" / COURSE[3].dir / STEP_FILE).write_text(
+        "def claim(path, job_id, owner, now, ttl):\n    return None\n", encoding="utf-8"
+    )
     outputs = {
         argv: learner(checkout, *argv.split())
         for argv in ("hint 4", "hint 4 --all", "progress", "next", "reset 4", "backups 4", "restore 4", "language")
@@ -162,16 +225,33 @@ def test_the_learners_commands_say_nothing_in_english(checkout):
 
 
 def test_make_help_says_nothing_in_english():
-    done = subprocess.run(["make", "-s", "help", "LAB_LANG=ja"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["make", "-s", "help", "LAB_LANG=ja"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and JAPANESE.search(done.stdout)
     assert not english_words(done.stdout), english_words(done.stdout)
 
 
 def test_the_mutation_report_of_the_reference_says_nothing_in_english(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "lab", "mutation", "--impl", "solutions", "--lang", "ja",
-         "--out", str(tmp_path / "out"), "--stage", str(tmp_path / "stage")],
-        cwd=LAB_ROOT, capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "lab",
+            "mutation",
+            "--impl",
+            "solutions",
+            "--lang",
+            "ja",
+            "--out",
+            str(tmp_path / "out"),
+            "--stage",
+            str(tmp_path / "stage"),
+        ],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     written = {
@@ -186,11 +266,19 @@ def test_the_mutation_report_of_the_reference_says_nothing_in_english(tmp_path):
 def every_status_report():
     """A report with a mutant of every status, an equivalent one with the ledger's reason and a
     survivor: what the reference's report never shows."""
+
     def mutant(number, status, **more):
         return Mutant(
-            id=f"lease.x_claim__mutmut_{number}", origin="mutmut", step=4, function="claim", status=MutantStatus(status),
-            diff="@@ -1 +1 @@\n-    if row[0] > now:\n+    if row[0] >= now:", file="solutions.py",
-            location=(1, 1, 1, 10), replacement="if row[0] >= now:", **more,
+            id=f"lease.x_claim__mutmut_{number}",
+            origin="mutmut",
+            step=4,
+            function="claim",
+            status=MutantStatus(status),
+            diff="@@ -1 +1 @@\n-    if row[0] > now:\n+    if row[0] >= now:",
+            file="solutions.py",
+            location=(1, 1, 1, 10),
+            replacement="if row[0] >= now:",
+            **more,
         )
 
     mutants = [
@@ -198,17 +286,33 @@ def every_status_report():
         mutant(2, "timeout", killed_by=["test_racing_claims_have_exactly_one_winner"]),
         mutant(3, "survived"),
         mutant(4, "no tests"),
-        mutant(5, "not checked", equivalent=Equivalence("error-message-text", "English reason", reason_ja="日本語の理由")),
+        mutant(
+            5, "not checked", equivalent=Equivalence("error-message-text", "English reason", reason_ja="日本語の理由")
+        ),
     ]
     prebuilt = Mutant(
-        id="m4-grace-period", origin="pre-built", step=4, function="claim", status=MutantStatus.KILLED, diff="-a\n+b",
-        file="solutions.py", location=(1, 1, 1, 2), replacement="b", killed_by=["test_claim_of_a_live_lease_is_none_and_keeps_the_row"],
+        id="m4-grace-period",
+        origin="pre-built",
+        step=4,
+        function="claim",
+        status=MutantStatus.KILLED,
+        diff="-a\n+b",
+        file="solutions.py",
+        location=(1, 1, 1, 2),
+        replacement="b",
+        killed_by=["test_claim_of_a_live_lease_is_none_and_keeps_the_row"],
     )
     return Report(
-        impl="solutions", files={"solutions.py": "if row[0] > now:\n    pass\n"}, steps_checked=(1, 2, 3, 4),
-        mutants=[*mutants, prebuilt], checks=[("test_claim_wins_at_the_moment_the_lease_expires", "checks/test_04_claim.py")],
+        impl="solutions",
+        files={"solutions.py": "if row[0] > now:\n    pass\n"},
+        steps_checked=(1, 2, 3, 4),
+        mutants=[*mutants, prebuilt],
+        checks=[("test_claim_wins_at_the_moment_the_lease_expires", "checks/test_04_claim.py")],
         unused_ledger=["sql-letter-case"],
-        matrix={m.id: {"test_claim_wins_at_the_moment_the_lease_expires": status} for m, status in zip(mutants, ("failed", "timeout", "passed", "crashed"))},
+        matrix={
+            m.id: {"test_claim_wins_at_the_moment_the_lease_expires": status}
+            for m, status in zip(mutants, ("failed", "timeout", "passed", "crashed"))
+        },
     )
 
 
@@ -224,18 +328,31 @@ def test_every_status_of_the_mutation_report_is_said_in_japanese():
     assert "日本語の理由" in written["report.md"] and "English reason" not in written["report.md"]
 
 
-@pytest.mark.parametrize("text", [
-    "ステップ 4 · claim: 2 of 3 checks pass", "生存変異体 (1): Which input would tell these two apart?",
-    "状態: survived", "由来: pre-built",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ステップ 4 · claim: 2 of 3 checks pass",
+        "生存変異体 (1): Which input would tell these two apart?",
+        "状態: survived",
+        "由来: pre-built",
+    ],
+)
 def test_the_search_finds_english_beside_japanese(text):
     assert english_words(text)
 
 
-@pytest.mark.parametrize("text", [
-    "呼び出し: claim(db, job_id='job', owner='B', now=10.0, ttl=5.0)", "結果:     {'id': 'job', 'owner': None}",
-    "`make check-step 4` で検査", "tests/field_fixtures/complete_by_id_alone.py の負荷試験", "C4.5 で不合格 (ValueError)",
-    "    - row[0] > now", "検出した検査: test_claim_wins_at_the_moment_the_lease_expires", "m4-expired-counts-as-live を検出",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "呼び出し: claim(db, job_id='job', owner='B', now=10.0, ttl=5.0)",
+        "結果:     {'id': 'job', 'owner': None}",
+        "`make check-step 4` で検査",
+        "tests/field_fixtures/complete_by_id_alone.py の負荷試験",
+        "C4.5 で不合格 (ValueError)",
+        "    - row[0] > now",
+        "検出した検査: test_claim_wins_at_the_moment_the_lease_expires",
+        "m4-expired-counts-as-live を検出",
+    ],
+)
 def test_the_search_leaves_code_alone(text):
     assert not english_words(text)

@@ -71,8 +71,13 @@ def fake_matrix(tmp_path, monkeypatch):
     def run(targets, time_limit, lang):
         ran.extend(targets)
         return [
-            Result(f"{t.id}::{check}", check, t.id, step, [], "timeout" if check in ran.timing_out else "failed", "", 0.0)
-            for t in targets for step in t.steps for check in checks.checks_of(step) if t.checks is None or check in t.checks
+            Result(
+                f"{t.id}::{check}", check, t.id, step, [], "timeout" if check in ran.timing_out else "failed", "", 0.0
+            )
+            for t in targets
+            for step in t.steps
+            for check in checks.checks_of(step)
+            if t.checks is None or check in t.checks
         ]
 
     monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
@@ -125,7 +130,10 @@ def test_a_partial_run_that_loses_a_check_runs_every_check_and_is_kept_whole(fak
     fake_matrix.timing_out = ("test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",)
     found, ran = kill_matrix.results([edited_renew(job)])
     # a check that hangs may stop the rest of its step in a full run: the partial run is replaced by one
-    assert [t.checks for t in fake_matrix[1:]] == [("test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",), None]
+    assert [t.checks for t in fake_matrix[1:]] == [
+        ("test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",),
+        None,
+    ]
     assert ran == 1 and [r.check for r in found] == list(checks.checks_of(6))
     assert kill_matrix.results([edited_renew(job)]) == (found, 0) and len(fake_matrix) == 3
 
@@ -139,8 +147,28 @@ def test_the_mutation_report_reuses_the_pre_built_mutants_of_make_check(fake_mat
 
 def test_the_checker_digest_covers_what_runs_the_checks_and_nothing_else():
     names = {str(p.relative_to(LAB_ROOT)) for p in checker_files()}
-    assert {"course.toml", "checks/conftest.py", "checks/pytest.ini", "lab/running/runner.py", "lab/running/child.py", "lab/running/recorder.py", "lab/sandbox/server.py"} <= names
-    assert not {"lab/reporters/terminal.py", "lab/commands/check.py", "lab/settings.py", "lab/grading/classroom.py", "lab/grading/kill_matrix.py", "lab/grading/checker_digest.py", "lab/cache.py", "lab/running/prediction_plugin.py"} & names
+    assert {
+        "course.toml",
+        "checks/conftest.py",
+        "checks/pytest.ini",
+        "lab/running/runner.py",
+        "lab/running/child.py",
+        "lab/running/recorder.py",
+        "lab/sandbox/server.py",
+    } <= names
+    assert (
+        not {
+            "lab/reporters/terminal.py",
+            "lab/commands/check.py",
+            "lab/settings.py",
+            "lab/grading/classroom.py",
+            "lab/grading/kill_matrix.py",
+            "lab/grading/checker_digest.py",
+            "lab/cache.py",
+            "lab/running/prediction_plugin.py",
+        }
+        & names
+    )
     assert LAB_ROOT / "lab" / "running" / "prediction_plugin.py" in checker_files("lab.grading.predictions")
 
 
@@ -164,7 +192,10 @@ def test_the_cache_store_keeps_json_values_by_namespace_and_key(tmp_path, monkey
 
 def test_a_target_narrowed_to_some_checks_runs_those_checks_and_no_other():
     mutant = next(m for m in load_mutants() if m.step == 6)
-    wanted = ("test_complete_of_a_missing_job_is_false", "test_step_6_random_calls_from_arbitrary_tables_keep_the_contract")
+    wanted = (
+        "test_complete_of_a_missing_job_is_false",
+        "test_step_6_random_calls_from_arbitrary_tables_keep_the_contract",
+    )
     found = run([Target(mutant.id, (6,), mutant=mutant.id, checks=wanted)])
     assert sorted(r.check for r in found) == sorted(wanted) and {r.target for r in found} == {mutant.id}
 

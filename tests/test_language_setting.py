@@ -75,7 +75,9 @@ def test_every_verb_of_python_m_lab_follows_lab_lang(argv):
 def _make(folder, *argv):
     """make run in folder with the lab's Makefile: folder/.lab/language is the checkout's setting."""
     env = {key: value for key, value in os.environ.items() if key not in ("LAB_LANG", "MAKEFLAGS", "MAKELEVEL")}
-    return subprocess.run(["make", "-s", "-f", str(LAB_ROOT / "Makefile"), *argv], cwd=folder, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        ["make", "-s", "-f", str(LAB_ROOT / "Makefile"), *argv], cwd=folder, env=env, capture_output=True, text=True
+    )
 
 
 def test_make_help_speaks_the_remembered_language_and_lab_lang_overrides_it(tmp_path):

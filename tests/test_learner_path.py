@@ -50,7 +50,11 @@ class Learner:
     def run(self, *arguments):
         """(exit status, what the terminal shows) of `python -m lab ...` in the clone."""
         done = subprocess.run(
-            [sys.executable, "-m", "lab", *arguments], cwd=self.folder, capture_output=True, text=True, timeout=300,
+            [sys.executable, "-m", "lab", *arguments],
+            cwd=self.folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
             env={"PATH": "/usr/bin:/bin", "HOME": str(self.folder), "LAB_LANG": "en"},
         )
         return done.returncode, done.stdout + done.stderr
@@ -109,7 +113,7 @@ def test_a_learner_walks_the_whole_course(learner):
     status, shown, _ = learner.check(1, "--strict")
     assert status == 0, shown
     assert re.search(r"Your prediction catches [1-9] of 5 mutants, the broken change to review among them", shown)
-    snippet = shown[shown.index("m1-create-without-if-not-exists"):]
+    snippet = shown[shown.index("m1-create-without-if-not-exists") :]
     assert snippet.index("caught by:") < snippet.index("your prediction: caught")
     _, shown = learner.run("progress")
     assert "prediction: catches" in shown

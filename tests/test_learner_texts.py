@@ -31,10 +31,43 @@ NUMBERS = tuple(step.number for step in load_course())  # every step of the cour
 # Words a Japanese report may hold in Latin letters: the contract's own names (columns, arguments,
 # functions), Python's constants and exceptions, and the terms the course keeps in English.
 ALLOWED = {
-    "id", "owner", "until", "fence", "result", "done", "now", "ttl", "job", "jobs", "db", "path", "owners",
-    "lease", "state", "claim", "renew", "complete", "release", "enqueue", "None", "True", "False",
-    "ValueError", "NotImplementedError", "ThreadPoolExecutor", "sqlite", "fencing", "token", "make", "hint",
-    "exactly", "once", "all", "dict", "list", "steps",
+    "id",
+    "owner",
+    "until",
+    "fence",
+    "result",
+    "done",
+    "now",
+    "ttl",
+    "job",
+    "jobs",
+    "db",
+    "path",
+    "owners",
+    "lease",
+    "state",
+    "claim",
+    "renew",
+    "complete",
+    "release",
+    "enqueue",
+    "None",
+    "True",
+    "False",
+    "ValueError",
+    "NotImplementedError",
+    "ThreadPoolExecutor",
+    "sqlite",
+    "fencing",
+    "token",
+    "make",
+    "hint",
+    "exactly",
+    "once",
+    "all",
+    "dict",
+    "list",
+    "steps",
 }
 CODE = [r"`[^`]*`", r"「[^」]*」", r"'[^'\n]*'", r'"[^"\n]*"']
 
@@ -92,7 +125,13 @@ def test_a_schema_mismatch_marks_the_one_differing_column(failing_run):
 
 def _explained(got, expected, **shown):
     """A check's failure as checks/support.py explain() states it."""
-    return Words("checks.explain", called="state(db, 'job')", got=repr(got), expected=Phrase(f"{expected}: stored", f"{expected} (保存)"), **shown)
+    return Words(
+        "checks.explain",
+        called="state(db, 'job')",
+        got=repr(got),
+        expected=Phrase(f"{expected}: stored", f"{expected} (保存)"),
+        **shown,
+    )
 
 
 def test_marked_lists_dict_keys_that_differ_and_leaves_other_messages_alone():
@@ -108,7 +147,16 @@ def test_marked_lists_dict_keys_that_differ_and_leaves_other_messages_alone():
 
 
 def _result(step, status="passed", check="test_x"):
-    return Result(f"n{step}{check}", check, "steps", step, [f"C{step}.1"], status, "" if status == "passed" else "called:   f()\ngot:      1\nexpected: 2", 0.0)
+    return Result(
+        f"n{step}{check}",
+        check,
+        "steps",
+        step,
+        [f"C{step}.1"],
+        status,
+        "" if status == "passed" else "called:   f()\ngot:      1\nexpected: 2",
+        0.0,
+    )
 
 
 def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
@@ -131,7 +179,10 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
 
     def fake(targets, time_limit, lang):
         ran.extend(t.id for t in targets)
-        return [Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", Words("timeout", limit=time_limit), 0.1) for t in targets]
+        return [
+            Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", Words("timeout", limit=time_limit), 0.1)
+            for t in targets
+        ]
 
     monkeypatch.setattr(cache, "ROOT", tmp_path)
     monkeypatch.setattr(kill_matrix, "run", fake)
@@ -153,5 +204,9 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
 def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(reference_run):
     short, full = rendered(reference_run, "en"), rendered(reference_run, "en", verbose=True)
     assert len(short.splitlines()) <= 50 and "caught by" not in short
-    assert all(f"Mutants of step {n}: the checks catch {len([v for v in reference_run.verdicts if v.mutant.step == n])} of" in short for n in NUMBERS)
+    assert all(
+        f"Mutants of step {n}: the checks catch {len([v for v in reference_run.verdicts if v.mutant.step == n])} of"
+        in short
+        for n in NUMBERS
+    )
     assert all(v.mutant.id in full for v in reference_run.verdicts) and "caught by" in full

@@ -69,7 +69,9 @@ def _said(key, sources):
     quoted = re.compile(rf"[\"']{re.escape(key)}[\"']")
     in_table = table and f'words_of("{table}"' in sources and re.search(rf"[\"']{re.escape(name)}[\"']", sources)
     title = TITLE.match(key)
-    return bool(quoted.search(sources) or in_table or SAID_THROUGH_A_VALUE.match(key) or (title and _said(title[1], sources)))
+    return bool(
+        quoted.search(sources) or in_table or SAID_THROUGH_A_VALUE.match(key) or (title and _said(title[1], sources))
+    )
 
 
 @pytest.mark.parametrize("key", sorted(CATALOGUE["en"]))

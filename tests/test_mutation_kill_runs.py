@@ -21,7 +21,9 @@ def variant(function, number, source=SOURCE):
     start = source.index(f"def {function}(")
     end = source.find("\ndef ", start + 1)
     original = source[start : end if end != -1 else len(source)].rstrip()
-    return Variant(f"lease.x_{function}__mutmut_{number}", function, number, original, original + f"  # mutant {number}")
+    return Variant(
+        f"lease.x_{function}__mutmut_{number}", function, number, original, original + f"  # mutant {number}"
+    )
 
 
 class Calls(list):
@@ -41,7 +43,16 @@ def matrix_run(monkeypatch):
             target_id, steps = job.target.id, job.target.steps
             mutant = target_id.removesuffix(" with later steps")
             found[target_id] = [
-                Result(f"check_{s}", f"check_{s}", target_id, s, [], "failed" if (mutant, s) in calls.failing else "passed", "", 0.0)
+                Result(
+                    f"check_{s}",
+                    f"check_{s}",
+                    target_id,
+                    s,
+                    [],
+                    "failed" if (mutant, s) in calls.failing else "passed",
+                    "",
+                    0.0,
+                )
                 for s in steps
             ]
         return found, len(jobs)
@@ -71,8 +82,16 @@ def test_a_mutant_only_a_later_step_kills_runs_again_with_the_later_steps(matrix
     results = kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, lambda message: None)
     claim = next(m for m in listed if m.id == "lease.x_claim__mutmut_2")
     assert claim.status == "killed"
-    assert [(r.step, r.status) for r in results[claim.id]] == [(4, "passed"), (5, "passed"), (6, "passed"), (7, "passed"), (8, "failed")]
-    assert ("lease.x_claim__mutmut_2 with later steps", (4, 5, 6, 7, 8)) in [(job.target.id, job.target.steps) for job in matrix_run[-1]]
+    assert [(r.step, r.status) for r in results[claim.id]] == [
+        (4, "passed"),
+        (5, "passed"),
+        (6, "passed"),
+        (7, "passed"),
+        (8, "failed"),
+    ]
+    assert ("lease.x_claim__mutmut_2 with later steps", (4, 5, 6, 7, 8)) in [
+        (job.target.id, job.target.steps) for job in matrix_run[-1]
+    ]
 
 
 def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_run, mutants, tmp_path):
@@ -80,7 +99,9 @@ def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_r
     kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, lambda message: None)
     release = next(m for m in listed if m.id == "lease.x_release__mutmut_3")
     assert release.status == "survived"
-    assert ("lease.x_release__mutmut_3 with later steps", (7, 8)) in [(job.target.id, job.target.steps) for job in matrix_run[-1]]
+    assert ("lease.x_release__mutmut_3 with later steps", (7, 8)) in [
+        (job.target.id, job.target.steps) for job in matrix_run[-1]
+    ]
 
 
 def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run(matrix_run, tmp_path):
@@ -95,7 +116,9 @@ def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run
 def test_a_helper_that_no_check_can_call_has_no_tests():
     source = SOURCE + "\n\ndef _unused(path):\n    return path\n"
     found = [variant("_unused", 1, source)]
-    (mutant,) = listing.mutmut_mutants(found, source, Places.one("solutions.py", source), EVERY_STEP, equivalents.Ledger())
+    (mutant,) = listing.mutmut_mutants(
+        found, source, Places.one("solutions.py", source), EVERY_STEP, equivalents.Ledger()
+    )
     assert mutant.status == "no tests"
 
 

@@ -9,12 +9,12 @@ from lab.mutation.model import Mutant
 from lab.mutation.variants import Variant
 from lab.running.runner import Result
 
-HELPER = '''def _open(path):
+HELPER = """def _open(path):
     con = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-    return con'''
-POOL = '''def claim_many(path, job_id, owners, now, ttl):
+    return con"""
+POOL = """def claim_many(path, job_id, owners, now, ttl):
     with ThreadPoolExecutor(max_workers=min(32, max(2, len(owners)))) as pool:
-        return list(pool.map(lambda owner: claim(path, job_id, owner, now, ttl), owners))'''
+        return list(pool.map(lambda owner: claim(path, job_id, owner, now, ttl), owners))"""
 
 
 def variant(original, old, new, function):
@@ -23,7 +23,10 @@ def variant(original, old, new, function):
 
 
 def test_the_same_change_to_the_same_construct_is_one_kind_however_the_code_is_laid_out():
-    reviewed = kind_of("with closing(sqlite3.connect(path, isolation_level=None)) as conn:", "with closing(sqlite3.connect(path, )) as conn:")
+    reviewed = kind_of(
+        "with closing(sqlite3.connect(path, isolation_level=None)) as conn:",
+        "with closing(sqlite3.connect(path, )) as conn:",
+    )
     restyled = variant(HELPER, "isolation_level=None)", ")", "_open")
     assert reviewed is not None and kind_of(restyled.original, restyled.mutated) == reviewed
     other_argument = variant(HELPER, "timeout=30.0, ", "", "_open")
@@ -31,9 +34,18 @@ def test_the_same_change_to_the_same_construct_is_one_kind_however_the_code_is_l
 
 
 def test_a_constant_changed_in_another_construct_is_another_kind():
-    reviewed = kind_of("with ThreadPoolExecutor(max_workers=len(owners) or 1) as pool:", "with ThreadPoolExecutor(max_workers=len(owners) or 2) as pool:")
-    same = kind_of("with ThreadPoolExecutor(max_workers=(len(owners) or 1)) as pool:", "with ThreadPoolExecutor(max_workers=(len(owners) or 2)) as pool:")
-    other = kind_of("with ThreadPoolExecutor(max_workers=max(1, len(owners))) as pool:", "with ThreadPoolExecutor(max_workers=max(2, len(owners))) as pool:")
+    reviewed = kind_of(
+        "with ThreadPoolExecutor(max_workers=len(owners) or 1) as pool:",
+        "with ThreadPoolExecutor(max_workers=len(owners) or 2) as pool:",
+    )
+    same = kind_of(
+        "with ThreadPoolExecutor(max_workers=(len(owners) or 1)) as pool:",
+        "with ThreadPoolExecutor(max_workers=(len(owners) or 2)) as pool:",
+    )
+    other = kind_of(
+        "with ThreadPoolExecutor(max_workers=max(1, len(owners))) as pool:",
+        "with ThreadPoolExecutor(max_workers=max(2, len(owners))) as pool:",
+    )
     assert same == reviewed and other != reviewed
     assert kind_of("if row[0] > now:", "if row[0] >= now:") != kind_of("if row[0] > now:", "if row[0] < now:")
 
@@ -53,7 +65,10 @@ def test_the_sql_letter_case_rule_covers_a_learners_pragma_and_isolation_level()
     ledger = equivalents.Ledger()
     text = 'def _open(path):\n    con = sqlite3.connect(path, isolation_level="IMMEDIATE")\n    con.execute("PRAGMA journal_mode=WAL")\n    return con'
     assert ledger.match(variant(text, '"IMMEDIATE"', '"immediate"', "_open")).id == "sql-letter-case"
-    assert ledger.match(variant(text, '"PRAGMA journal_mode=WAL"', '"pragma journal_mode=wal"', "_open")).id == "sql-letter-case"
+    assert (
+        ledger.match(variant(text, '"PRAGMA journal_mode=WAL"', '"pragma journal_mode=wal"', "_open")).id
+        == "sql-letter-case"
+    )
     assert ledger.match(variant(text, '"IMMEDIATE"', '"XXIMMEDIATEXX"', "_open")) is None
 
 
@@ -66,9 +81,16 @@ def failed(mutant_id, *clause_lists):
 
 
 def test_a_survivor_gets_the_clauses_that_catch_its_nearest_neighbours_the_most_specific_first():
-    survivor, same_line, everything, far = mutant("s", 12, MutantStatus.SURVIVED), mutant("a", 12, MutantStatus.KILLED), mutant("b", 12, MutantStatus.KILLED), mutant("c", 20, MutantStatus.KILLED)
+    survivor, same_line, everything, far = (
+        mutant("s", 12, MutantStatus.SURVIVED),
+        mutant("a", 12, MutantStatus.KILLED),
+        mutant("b", 12, MutantStatus.KILLED),
+        mutant("c", 20, MutantStatus.KILLED),
+    )
     results = {
-        "a": failed("a", ["C4.5"], ["C2.1", "C4.5", "C4.6"], ["C2.1"]),  # the checks of fewest clauses of the step speak
+        "a": failed(
+            "a", ["C4.5"], ["C2.1", "C4.5", "C4.6"], ["C2.1"]
+        ),  # the checks of fewest clauses of the step speak
         "b": failed("b", ["C4.1"], ["C4.2"], ["C4.5"], ["C4.6"]),  # connect(None): every check fails
         "c": failed("c", ["C4.3"]),
     }

@@ -17,8 +17,23 @@ from lab.text.messages import say
 
 def mutation_report(out, stage, *args):
     return subprocess.run(
-        [sys.executable, "-m", "lab", "mutation", "--impl", "solutions", "--out", str(out), "--stage", str(stage), *args],
-        cwd=LAB_ROOT, capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "lab",
+            "mutation",
+            "--impl",
+            "solutions",
+            "--out",
+            str(out),
+            "--stage",
+            str(stage),
+            *args,
+        ],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
 
 
@@ -62,7 +77,9 @@ def test_lang_ja_makes_a_japanese_page_and_the_same_mutation_json(both_languages
     assert re.search(r'data-status="killed"[^>]*><summary><code>[^<]+</code> <span class="status">検出</span>', page)
     assert '<span class="status">killed</span>' not in page and 'title="failed"' not in page
     # a font stack that covers Japanese on macOS, Linux and Windows, before the generic family
-    assert re.search(r'body \{ font: [^;]*"Hiragino Sans"[^;]*"Noto Sans CJK JP"[^;]*"Yu Gothic"[^;]*Meiryo, sans-serif;', page)
+    assert re.search(
+        r'body \{ font: [^;]*"Hiragino Sans"[^;]*"Noto Sans CJK JP"[^;]*"Yu Gothic"[^;]*Meiryo, sans-serif;', page
+    )
     assert (japanese / "mutation.json").read_bytes() == (english / "mutation.json").read_bytes()
 
 
@@ -70,7 +87,11 @@ def test_an_unknown_language_is_one_line_and_status_2(tmp_path):
     done = mutation_report(tmp_path / "out", tmp_path / "stage", "--lang", "xx")
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("python -m lab mutation: argument --lang: invalid choice: 'xx'") and "en" in line and "ja" in line
+    assert (
+        line.startswith("python -m lab mutation: argument --lang: invalid choice: 'xx'")
+        and "en" in line
+        and "ja" in line
+    )
     assert done.stdout == "" and not (tmp_path / "out").exists()
 
 

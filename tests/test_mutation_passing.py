@@ -17,14 +17,18 @@ RELEASE = "07-release/step.py"
 
 def fake_run(calls, failing=()):
     """A stand-in for lab.running.runner.run: one result per check asked for, failed in `failing` steps."""
+
     def run(targets, time_limit, lang):
         (target,) = targets
         calls.append(target.steps)
         calls.checks = target.checks
         return [
             Result(f"{check}", check, target.id, n, [], "failed" if n in failing else "passed", "", 0.0)
-            for n in target.steps for check in checks.checks_of(n) if target.checks is None or check in target.checks
+            for n in target.steps
+            for check in checks.checks_of(n)
+            if target.checks is None or check in target.checks
         ]
+
     return run
 
 
@@ -47,7 +51,11 @@ def test_only_the_steps_that_reach_an_edited_function_run_again(tmp_path, monkey
     assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6, 7, 8), [])
 
     path = impl / RELEASE
-    path.write_text(path.read_text().replace("    return cursor.rowcount == 1", "    released = cursor.rowcount == 1\n    return released"))
+    path.write_text(
+        path.read_text().replace(
+            "    return cursor.rowcount == 1", "    released = cursor.rowcount == 1\n    return released"
+        )
+    )
     # release is reached by step 7's checks and by step 8's generated check, never by 1-6
     found, calls = steps_of(impl, store, monkeypatch, failing=(7,))
     assert (found, calls) == ((1, 2, 3, 4, 5, 6), [(7, 8)])

@@ -21,7 +21,10 @@ def make_report(out):
     """python -m lab mutation over the reference; the stage in .mutmut-stage/ makes re-runs fast."""
     done = subprocess.run(
         [sys.executable, "-m", "lab", "mutation", "--impl", str(LAB_ROOT / "solutions"), "--out", str(out)],
-        cwd=LAB_ROOT, capture_output=True, text=True, timeout=600,
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode in (0, 1), done.stdout + done.stderr
     return {name: (out / name).read_text(encoding="utf-8") for name in OUTPUTS}
@@ -48,7 +51,9 @@ def test_the_score_of_the_reference_is_at_least_the_baseline(report):
     detected = [m for m in scored if m["status"] in ("Killed", "Timeout")]
     score = 100.0 * len(detected) / len(scored)
     survivors = sorted(m["id"] for m in scored if m not in detected)
-    assert score >= BASELINE["score_percent"], f"score {score:.1f}% < baseline {BASELINE['score_percent']}%; survivors: {survivors}"
+    assert score >= BASELINE["score_percent"], (
+        f"score {score:.1f}% < baseline {BASELINE['score_percent']}%; survivors: {survivors}"
+    )
 
 
 def test_the_json_is_valid_against_strykers_schema(report):

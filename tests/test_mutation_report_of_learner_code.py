@@ -30,13 +30,20 @@ SURVIVOR_LINE = "    return fence if fence > 0 else None"
 
 
 def lab(*argv, timeout=900):
-    return subprocess.run([sys.executable, "-m", "lab", *argv], cwd=LAB_ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *argv], cwd=LAB_ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def mutation_report(impl, folder, *options):
-    done = lab("mutation", "--impl", str(impl), "--out", str(folder / "out"), "--stage", str(folder / "stage"), *options)
+    done = lab(
+        "mutation", "--impl", str(impl), "--out", str(folder / "out"), "--stage", str(folder / "stage"), *options
+    )
     assert "Traceback" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-3000:]
-    return done, json.loads((folder / "out" / "mutation.json").read_text(encoding="utf-8")) if done.returncode in (0, 1) else None
+    return done, json.loads((folder / "out" / "mutation.json").read_text(encoding="utf-8")) if done.returncode in (
+        0,
+        1,
+    ) else None
 
 
 def mutants_of(report):
@@ -67,9 +74,13 @@ def test_the_report_names_the_learners_files_with_their_own_line_numbers(restyle
     assert not any(name.endswith("steps.py") for name in names) and "steps.py" not in done.stdout
     survivors = [m for m in mutants_of(report) if m["status"] == "Survived"]
     own_line = (steps / "04-claim" / STEP_FILE).read_text(encoding="utf-8").splitlines().index(SURVIVOR_LINE) + 1
-    assert survivors and {(m["file"].rpartition("steps/")[2], m["location"]["start"]["line"]) for m in survivors} == {("04-claim/step.py", own_line)}
+    assert survivors and {(m["file"].rpartition("steps/")[2], m["location"]["start"]["line"]) for m in survivors} == {
+        ("04-claim/step.py", own_line)
+    }
     assert f"04-claim/step.py:{own_line}" in done.stdout
-    assert f"@@ -{own_line - 1},2 +{own_line - 1},2 @@" in done.stdout  # the diff in the file's own lines, one line of context
+    assert (
+        f"@@ -{own_line - 1},2 +{own_line - 1},2 @@" in done.stdout
+    )  # the diff in the file's own lines, one line of context
 
 
 def test_a_report_on_the_learners_code_leaves_the_reference_only_figures_out(restyled):
@@ -113,7 +124,10 @@ def test_make_equivalent_writes_the_learners_ledger_in_their_folder_and_the_surv
     ledger = learner_ledger(steps)
     assert ledger == steps / "equivalents.toml" and not any((LAB_ROOT / "mutation").glob("my-*"))
     entries = tomllib.loads(ledger.read_text(encoding="utf-8"))["mutant"]
-    assert entries == [{"function": "claim", "before": SURVIVOR_LINE.strip(), "after": survivors[mutant_id], "reason": why} for mutant_id in sorted(survivors)]
+    assert entries == [
+        {"function": "claim", "before": SURVIVOR_LINE.strip(), "after": survivors[mutant_id], "reason": why}
+        for mutant_id in sorted(survivors)
+    ]
     done, report = mutation_report(steps, folder)
     assert done.returncode == 0, done.stdout[-3000:]
     assert {m["status"] for m in mutants_of(report) if m["id"] in survivors} == {"Ignored"}
@@ -121,12 +135,16 @@ def test_make_equivalent_writes_the_learners_ledger_in_their_folder_and_the_surv
 
 def test_make_equivalent_refuses_an_unknown_id_and_a_report_that_is_out_of_date(restyled):
     folder, steps, _, _ = restyled
-    done = lab("equivalent", "lease.x_claim__mutmut_9999", "--why", "w", "--impl", str(steps), "--stage", str(folder / "stage"))
+    done = lab(
+        "equivalent", "lease.x_claim__mutmut_9999", "--why", "w", "--impl", str(steps), "--stage", str(folder / "stage")
+    )
     assert done.returncode == 2 and "lease.x_claim__mutmut_9999" in done.stderr
     copy = folder / "changed"
     shutil.copytree(steps, copy)
     (copy / "07-release" / STEP_FILE).write_text((copy / "07-release" / STEP_FILE).read_text() + "\n# changed\n")
-    done = lab("equivalent", "lease.x_claim__mutmut_1", "--why", "w", "--impl", str(copy), "--stage", str(folder / "stage"))
+    done = lab(
+        "equivalent", "lease.x_claim__mutmut_1", "--why", "w", "--impl", str(copy), "--stage", str(folder / "stage")
+    )
     assert done.returncode == 2 and "make mutation-report" in done.stderr
 
 
@@ -140,13 +158,25 @@ def test_a_restyled_correct_implementation_with_helpers_exits_0_on_the_labs_ledg
     # claim (step 4) is the first function that calls _check_ttl; a changed error message is
     # equivalent by the lab's ledger (Ignored), every other mutant of it is killed
     assert helper_mutants and all(m["description"].startswith("step 4,") for m in helper_mutants)
-    assert {m["status"] for m in helper_mutants} <= {"Killed", "Ignored"} and any(m["status"] == "Killed" for m in helper_mutants)
+    assert {m["status"] for m in helper_mutants} <= {"Killed", "Ignored"} and any(
+        m["status"] == "Killed" for m in helper_mutants
+    )
     assert "ledger entries that match no mutant" not in done.stdout
 
 
 def test_a_ledger_that_is_not_toml_is_one_clear_line_and_status_2(tmp_path):
     ledger = tmp_path / "equivalents.toml"
     ledger.write_text("[[mutant]\nfunction = ", encoding="utf-8")
-    done = lab("mutation", "--impl", str(HELPERS), "--out", str(tmp_path / "out"), "--stage", str(tmp_path / "stage"), "--ledger", str(ledger))
+    done = lab(
+        "mutation",
+        "--impl",
+        str(HELPERS),
+        "--out",
+        str(tmp_path / "out"),
+        "--stage",
+        str(tmp_path / "stage"),
+        "--ledger",
+        str(ledger),
+    )
     assert done.returncode == 2 and "equivalents.toml is not valid TOML" in done.stderr
     assert "Traceback" not in done.stderr

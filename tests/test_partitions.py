@@ -28,7 +28,9 @@ def reached(tmp_path_factory):
         # Unconfined: the recording is written from the checks' process, which, confined, writes
         # nothing outside its own memory folders; what the checks reach is the same either way.
         results = run([Target("solutions", every_step(), impl=str(SOLUTIONS_DIR))], confined=False)
-    assert results and all(r.status == "passed" for r in results), [(r.check, r.status) for r in results if r.status != "passed"]
+    assert results and all(r.status == "passed" for r in results), [
+        (r.check, r.status) for r in results if r.status != "passed"
+    ]
     found = {step.number: set() for step in COURSE}
     for line in record.read_text(encoding="utf-8").splitlines():
         call = json.loads(line)

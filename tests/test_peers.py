@@ -30,10 +30,14 @@ def peers_python():
 def test_the_peers_live_in_a_venv_of_their_own_with_the_pinned_versions(peers_python):
     assert peers_python.parent.parent == LAB_ROOT / ".lab" / "peers-venv"
     assert (LAB_ROOT / ".lab" / "peers-venv" / ".installed").read_text().split() == list(environment.PACKAGES)
-    listed = subprocess.run([str(peers_python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, timeout=60)
+    listed = subprocess.run(
+        [str(peers_python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, timeout=60
+    )
     versions = {p["name"].lower(): p["version"] for p in json.loads(listed.stdout)}
     assert (versions["litequeue"], versions["persist-queue"]) == ("0.9", "1.1.0")
-    lab_packages = subprocess.run([sys.executable, "-m", "pip", "list"], capture_output=True, text=True, timeout=60).stdout.lower()
+    lab_packages = subprocess.run(
+        [sys.executable, "-m", "pip", "list"], capture_output=True, text=True, timeout=60
+    ).stdout.lower()
     assert "litequeue" not in lab_packages and "persist-queue" not in lab_packages
     stamp = LAB_ROOT / ".lab" / "peers-venv" / ".installed"
     made = stamp.stat().st_mtime_ns
@@ -42,7 +46,9 @@ def test_the_peers_live_in_a_venv_of_their_own_with_the_pinned_versions(peers_py
 
 def test_an_install_that_fails_says_what_pip_said_in_one_line(tmp_path):
     pip = tmp_path / "pip.py"
-    pip.write_text("import sys\nprint('WARNING: noise', file=sys.stderr)\nsys.exit('ERROR: No matching distribution found for litequeue==0.9')\n")
+    pip.write_text(
+        "import sys\nprint('WARNING: noise', file=sys.stderr)\nsys.exit('ERROR: No matching distribution found for litequeue==0.9')\n"
+    )
     with pytest.raises(environment.PeersUnavailable) as failed:
         environment._run([sys.executable, str(pip)])
     assert str(failed.value) == f"{sys.executable} {pip}: ERROR: No matching distribution found for litequeue==0.9"
@@ -53,23 +59,41 @@ def test_the_late_acknowledgement_is_accepted_by_each_queue_and_refused_by_the_a
     by_name = {s["name"]: s for s in stories}
     assert [s["name"] for s in stories] == NAMES and all(s["same_taken_twice"] for s in stories)
     artifact, lite, persist = (by_name[name] for name in NAMES)
-    assert (artifact["a"]["fence"], artifact["b"]["fence"], artifact["finished_b"], artifact["late"]) == (1, 2, "True", "False")
-    assert artifact["after"] == {"owner": "B", "fence": 2, "done": 1, "result": "B's result"} and not artifact["late_accepted"]
+    assert (artifact["a"]["fence"], artifact["b"]["fence"], artifact["finished_b"], artifact["late"]) == (
+        1,
+        2,
+        "True",
+        "False",
+    )
+    assert (
+        artifact["after"] == {"owner": "B", "fence": 2, "done": 1, "result": "B's result"}
+        and not artifact["late_accepted"]
+    )
     # litequeue's done() says nothing; the row says A's call wrote again
-    assert lite["late_accepted"] and lite["after"]["status"] == "DONE" and lite["after"]["done_time"] > lite["before"]["done_time"]
+    assert (
+        lite["late_accepted"]
+        and lite["after"]["status"] == "DONE"
+        and lite["after"]["done_time"] > lite["before"]["done_time"]
+    )
     # persist-queue's ack answers with the id it marked: A's as well as B's
     assert persist["late_accepted"] and persist["late"] == persist["finished_b"] == str(persist["a"]["id"])
     assert persist["after"]["status"] == "acked" and story.held(stories)
 
 
-@pytest.mark.parametrize("lang, words", [("en", "ACCEPTED: done(id) names the message only"), ("ja", "受理: done(id) はメッセージしか名指さず")])
+@pytest.mark.parametrize(
+    "lang, words",
+    [("en", "ACCEPTED: done(id) names the message only"), ("ja", "受理: done(id) はメッセージしか名指さず")],
+)
 def test_the_story_table_says_who_accepted_the_late_acknowledgement(tmp_path, peers_python, lang, words):
     stories = story.play(materialize(REFERENCE, "solutions", tmp_path), tmp_path)
     out = io.StringIO()
     story.render(stories, lang, Console(file=out, width=200))
     shown = out.getvalue()
     assert words in shown and "litequeue 0.9" in shown and "persist-queue 1.1.0" in shown
-    assert shown.count("ACCEPTED:" if lang == "en" else "受理:") == 2 and shown.count("refused:" if lang == "en" else "拒否:") == 1
+    assert (
+        shown.count("ACCEPTED:" if lang == "en" else "受理:") == 2
+        and shown.count("refused:" if lang == "en" else "拒否:") == 1
+    )
 
 
 def test_a_fence_blind_complete_accepts_the_late_worker_like_the_queues(tmp_path, peers_python):
@@ -94,9 +118,21 @@ def test_the_peers_table_measures_each_contender_in_rounds_beside_the_artifact(t
     out = io.StringIO()
     bench.render(contenders, 0.01, "en", Console(file=out, width=200))
     shown = out.getvalue()
-    for header in ("contender", "takes, then acknowledges", "connection and settings", "pairs/s", "spread", "× artifact"):
+    for header in (
+        "contender",
+        "takes, then acknowledges",
+        "connection and settings",
+        "pairs/s",
+        "spread",
+        "× artifact",
+    ):
         assert header in shown
-    assert "pop() the next message" in shown and "a named job" in shown and "Not the same work" in shown and "A preview" in shown
+    assert (
+        "pop() the next message" in shown
+        and "a named job" in shown
+        and "Not the same work" in shown
+        and "A preview" in shown
+    )
     record = json.loads(bench.write(contenders, tmp_path, 0.01).read_text())
     assert [row["name"] for row in record["contenders"]] == NAMES and record["packages"] == list(environment.PACKAGES)
     assert all(len(row["ratio_quartiles"]) == 2 for row in record["contenders"])
@@ -104,12 +140,18 @@ def test_the_peers_table_measures_each_contender_in_rounds_beside_the_artifact(t
 
 def test_make_demo_peers_plays_the_story_after_the_demo_and_says_what_it_means(peers_python):
     done = subprocess.run(
-        [sys.executable, "-m", "lab", "demo", "--impl", "solutions", "--unchecked", "--peers"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "lab", "demo", "--impl", "solutions", "--unchecked", "--peers"],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     story_part = done.stdout[done.stdout.index("The same story on two SQLite queues") :]
     assert story_part.count("ACCEPTED:") == 2 and story_part.count("refused:") == 1
-    assert "an acknowledgement that names only the message cannot tell the late worker from the current one" in story_part
+    assert (
+        "an acknowledgement that names only the message cannot tell the late worker from the current one" in story_part
+    )
 
 
 def test_the_peers_bench_writes_its_table_beside_the_benchs(tmp_path, peers_python, capsys):
@@ -120,7 +162,9 @@ def test_the_peers_bench_writes_its_table_beside_the_benchs(tmp_path, peers_pyth
 
 
 def make_dry(*arguments):
-    done = subprocess.run(["make", "-n", "-o", ".venv/.installed", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["make", "-n", "-o", ".venv/.installed", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60
+    )
     return done.stdout
 
 

@@ -22,15 +22,25 @@ STEP_4_MUTANTS = sum(m.step == 4 for m in MUTANTS)
 
 def rendered(outcome, lang, **options):
     out = io.StringIO()
-    report.render(outcome, lang, Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True), **options)
+    report.render(
+        outcome, lang, Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True), **options
+    )
     return out.getvalue()
 
 
 def run_of(number, passing, prediction):
     """Steps 1..number checked, step `number` passing or failing, with its mutants and a prediction."""
     results = [
-        Result(f"n{s}", f"test_{s}", "steps", s, [f"C{s}.1"], "passed" if passing or s < number else "failed",
-               "" if passing or s < number else "called:   f()\ngot:      1\nexpected: 2", 0.0)
+        Result(
+            f"n{s}",
+            f"test_{s}",
+            "steps",
+            s,
+            [f"C{s}.1"],
+            "passed" if passing or s < number else "failed",
+            "" if passing or s < number else "called:   f()\ngot:      1\nexpected: 2",
+            0.0,
+        )
         for s in range(1, number + 1)
     ]
     mutants = [m for m in MUTANTS if m.step == number]
@@ -44,11 +54,15 @@ def no_prediction(number, mutants):
 
 def written(number, mutants):
     outcomes = {m.id: ("caught" if i % 2 == 0 else "missed") for i, m in enumerate(mutants)}
-    return Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.WRITTEN, outcomes=outcomes)
+    return Prediction(
+        number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.WRITTEN, outcomes=outcomes
+    )
 
 
 def rejects(number, mutants):
-    return Prediction(number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.REJECTS, message="assert 1 == 0")
+    return Prediction(
+        number, f"steps/{COURSE[number - 1].dir}/prediction.py", PredictionStatus.REJECTS, message="assert 1 == 0"
+    )
 
 
 def revealing(mutant):
@@ -63,12 +77,15 @@ def revealing(mutant):
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 @pytest.mark.parametrize("number", [step.number for step in COURSE])
-@pytest.mark.parametrize("phase", [
-    pytest.param((False, no_prediction), id="stub-without-prediction"),
-    pytest.param((False, written), id="prediction-written-step-failing"),
-    pytest.param((False, rejects), id="prediction-rejecting-step-failing"),
-    pytest.param((True, no_prediction), id="step-passing-without-prediction"),
-])
+@pytest.mark.parametrize(
+    "phase",
+    [
+        pytest.param((False, no_prediction), id="stub-without-prediction"),
+        pytest.param((False, written), id="prediction-written-step-failing"),
+        pytest.param((False, rejects), id="prediction-rejecting-step-failing"),
+        pytest.param((True, no_prediction), id="step-passing-without-prediction"),
+    ],
+)
 def test_nothing_before_the_compare_phase_reveals_a_change_or_its_reason(number, lang, phase):
     passing, prediction = phase
     outcome = run_of(number, passing, prediction)
@@ -97,7 +114,12 @@ def test_the_compare_phase_shows_every_change_reason_and_check(lang):
     text = rendered(outcome, lang)
     for verdict in outcome.verdicts:
         mutant = verdict.mutant
-        assert f"- {mutant.find}" in text and f"+ {mutant.replace}" in text and mutant.why[lang] in text and mutant.id in text
+        assert (
+            f"- {mutant.find}" in text
+            and f"+ {mutant.replace}" in text
+            and mutant.why[lang] in text
+            and mutant.id in text
+        )
     assert ("your prediction: caught" if lang == "en" else "あなたの予想: 検出") in text
 
 
@@ -116,7 +138,11 @@ def test_a_compare_phase_once_seen_folds_to_one_line_until_show_mutants_or_a_new
     first = rendered(outcome, "en", seen=Seen(Store(tmp_path)))
     assert "caught by:" in first
     later = rendered(outcome, "en", seen=Seen(Store(tmp_path)))
-    assert "caught by:" not in later and f"Mutants of step 4: the checks catch {STEP_4_MUTANTS} of {STEP_4_MUTANTS}; your prediction catches 4 of {STEP_4_MUTANTS}" in later
+    assert (
+        "caught by:" not in later
+        and f"Mutants of step 4: the checks catch {STEP_4_MUTANTS} of {STEP_4_MUTANTS}; your prediction catches 4 of {STEP_4_MUTANTS}"
+        in later
+    )
     assert "SHOW=mutants" in later and len(later.splitlines()) < len(first.splitlines()) - 20
     assert "caught by:" in rendered(outcome, "en", seen=Seen(Store(tmp_path)), expand=True)
     prediction_file.write_text("def test_my_prediction(lease, db):\n    assert False\n")
@@ -152,12 +178,20 @@ def rows(text, width=80):
 def test_make_watch_of_a_failing_step_fits_an_80_by_24_terminal_and_ends_with_the_failure(lang):
     from lab.learner.watch import run_line
 
-    results = [Result(f"n{s}{i}", f"test_{s}_{i}", "steps", s, [f"C{s}.1"], "passed", "", 0.0) for s in range(1, 4) for i in range(6)]
+    results = [
+        Result(f"n{s}{i}", f"test_{s}_{i}", "steps", s, [f"C{s}.1"], "passed", "", 0.0)
+        for s in range(1, 4)
+        for i in range(6)
+    ]
     results += [Result(f"n4{i}", f"test_4_{i}", "steps", 4, ["C4.4"], "passed", "", 0.0) for i in range(10)]
-    results.append(Result("n4x", "test_claim_wins_at_the_moment_the_lease_expires", "steps", 4, ["C4.5"], "failed", FAILURE, 0.0))
+    results.append(
+        Result("n4x", "test_claim_wins_at_the_moment_the_lease_expires", "steps", 4, ["C4.5"], "failed", FAILURE, 0.0)
+    )
     outcome = run_of(4, False, written)
     outcome.steps, outcome.results = (1, 2, 3, 4), results
-    text = run_line(COURSE[3], lang, LAB_ROOT, {("modified", "steps/04-claim/step.py")}) + "\n" + rendered(outcome, lang)
+    text = (
+        run_line(COURSE[3], lang, LAB_ROOT, {("modified", "steps/04-claim/step.py")}) + "\n" + rendered(outcome, lang)
+    )
     assert rows(text) <= 24, text
     tail = text.rstrip().splitlines()
     failure = max(i for i, line in enumerate(tail) if "test_claim_wins_at_the_moment_the_lease_expires" in line)

@@ -130,7 +130,9 @@ def test_strict_turns_a_prediction_that_misses_the_snippet_into_status_1(step_4_
 
 
 def test_the_makefile_passes_strict_and_show():
-    done = subprocess.run(["make", "-n", "check-step", "4", "STRICT=1", "SHOW=all"], cwd=LAB_ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        ["make", "-n", "check-step", "4", "STRICT=1", "SHOW=all"], cwd=LAB_ROOT, capture_output=True, text=True
+    )
     assert "--strict" in done.stdout and '--show "all"' in done.stdout
     done = subprocess.run(["make", "-n", "check-step", "4"], cwd=LAB_ROOT, capture_output=True, text=True)
     assert "--strict" not in done.stdout and "--show" not in done.stdout
@@ -139,10 +141,12 @@ def test_the_makefile_passes_strict_and_show():
 def test_the_report_shows_the_prediction_beside_the_checks_that_catch_each_mutant(step_4_run):
     text = rendered(step_4_run)
     assert "Your prediction catches" in text and "but not the broken change to review" in text
-    snippet = text[text.index(SNIPPET):]
+    snippet = text[text.index(SNIPPET) :]
     assert snippet.index("caught by:") < snippet.index("your prediction: missed") < snippet.index("still passes")
     assert "(the broken change to review)" in text and "worksheet" not in text
-    assert "レビューする誤った変更" in rendered(step_4_run, "ja") and "あなたの予想: 見逃し" in rendered(step_4_run, "ja")
+    assert "レビューする誤った変更" in rendered(step_4_run, "ja") and "あなたの予想: 見逃し" in rendered(
+        step_4_run, "ja"
+    )
 
 
 def rendered(outcome, lang="en"):
@@ -163,8 +167,14 @@ def test_no_spoilers_before_the_step_passes_and_a_prediction_is_written(stub_ste
     text = rendered(stub_step_1)
     assert "No prediction yet: write test_my_prediction in" in text
     assert "1-a C1.3 (the broken change to review)" in text  # a neutral label and its clause
-    for spoiler in ("caught by", "still passes", "- CREATE TABLE IF NOT EXISTS jobs", "+ CREATE TABLE jobs",
-                    "a restarting worker cannot start", "m1-create-without-if-not-exists"):
+    for spoiler in (
+        "caught by",
+        "still passes",
+        "- CREATE TABLE IF NOT EXISTS jobs",
+        "+ CREATE TABLE jobs",
+        "a restarting worker cannot start",
+        "m1-create-without-if-not-exists",
+    ):
         assert spoiler not in text
     assert "SHOW=all" in text
     assert "検出した検査" not in rendered(stub_step_1, "ja") and "SHOW=all" in rendered(stub_step_1, "ja")
@@ -177,7 +187,9 @@ def test_show_all_reveals_everything_and_a_prediction_alone_shows_only_what_it_c
     finally:
         stub_step_1.show_all = False
     saved = stub_step_1.predictions
-    written = Prediction(1, "steps/01-init-db/prediction.py", PredictionStatus.WRITTEN, outcomes={"m1-fence-default-one": "caught"})
+    written = Prediction(
+        1, "steps/01-init-db/prediction.py", PredictionStatus.WRITTEN, outcomes={"m1-fence-default-one": "caught"}
+    )
     stub_step_1.predictions = [written]
     try:
         text = rendered(stub_step_1)
@@ -200,7 +212,9 @@ def test_the_json_carries_the_predictions_and_validates(step_4_run):
     schema = json.loads((LAB_ROOT / "lab" / "schemas" / "results.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(document)
     (found,) = document["predictions"]
-    assert found["step"] == 4 and found["status"] == "written" and {"id": SNIPPET, "outcome": "missed"} in found["mutants"]
+    assert (
+        found["step"] == 4 and found["status"] == "written" and {"id": SNIPPET, "outcome": "missed"} in found["mutants"]
+    )
 
 
 def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_path, monkeypatch):
@@ -214,7 +228,12 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     own = sum(m.step == 4 for m in classroom.load_mutants())  # scored against the step's own mutants
     ada = next(p for p in outcome.submissions[0].predictions if p.step == 4)
     assert rows["learner"][-2] == "predictions"
-    assert rows["ada"][-2].startswith(f"{ada.caught_count}/{own} of its steps' mutants caught; step 4: {ada.caught_count}/{own}") and ada.caught_count >= 1
+    assert (
+        rows["ada"][-2].startswith(
+            f"{ada.caught_count}/{own} of its steps' mutants caught; step 4: {ada.caught_count}/{own}"
+        )
+        and ada.caught_count >= 1
+    )
     assert rows["ben"][-2] == f"0/{own} of its steps' mutants caught; step 4: rejects correct code"
     assert rows["cho"][-2] == "never started"
     assert f"step 4: {ada.caught_count}/{own}" in markdown.read_text(encoding="utf-8")
@@ -228,7 +247,10 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     ("text", "shown"),
     [
         ("def test_my_prediction(lease, db:\n    pass\n", "SyntaxError"),
-        ("undefined_name\n\ndef test_my_prediction(lease, db):\n    assert db\n", "NameError: name 'undefined_name' is not defined"),
+        (
+            "undefined_name\n\ndef test_my_prediction(lease, db):\n    assert db\n",
+            "NameError: name 'undefined_name' is not defined",
+        ),
         ("def test_my_prediction(db):\n    assert db\n", "takes no `lease`"),
     ],
     ids=["syntax-error", "error-at-import", "no-lease"],

@@ -17,7 +17,10 @@ TARGETS = {
     # A deferred transaction meets the other claim's write lock at its UPDATE and raises.
     "raises": (Target("raises", (4,), mutant="m4-deferred-transaction", checks=(RACED,)), "C4.6"),
     # The fence read back after COMMIT is the other worker's.
-    "another's-fence": (Target("another's-fence", (4,), mutant="m4-fence-read-back-after-commit", checks=(RACED,)), "C4.7"),
+    "another's-fence": (
+        Target("another's-fence", (4,), mutant="m4-fence-read-back-after-commit", checks=(RACED,)),
+        "C4.7",
+    ),
 }
 
 

@@ -27,7 +27,7 @@ STEPS = [step.number for step in load_course()]
 
 # A pytest plugin for the child: wrap the course functions of every module the checks load, so
 # that calls from the checks and between the functions (claim_many -> claim) are both seen.
-RECORDER = '''
+RECORDER = """
 import atexit, functools, json, os
 from lab.model.course import load_course
 from lab.model.targets import Target
@@ -72,7 +72,7 @@ Target.load = load
 atexit.register(lambda: open(os.environ["CALLED_OUT"], "w").write(
     json.dumps({"called": [[*check, sorted(names)] for check, names in CALLED.items()], "checks": CHECKS})
 ))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -92,15 +92,37 @@ def called_when_checked(tmp_path_factory):
     env = {**os.environ, PLAN_VARIABLE: str(plan), "CALLED_OUT": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), str(LAB_ROOT), env.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "called_recorder", "-p", "no:cacheprovider",
-         "-c", str(LAB_ROOT / "checks" / "pytest.ini"), *(str(path) for step in STEPS for path in checks.check_files(step))],
-        cwd=LAB_ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "called_recorder",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            str(LAB_ROOT / "checks" / "pytest.ini"),
+            *(str(path) for step in STEPS for path in checks.check_files(step)),
+        ],
+        cwd=LAB_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     recorded = json.loads(out.read_text())
     return {
-        step: ({check: set(names) for check, own_step, names in recorded["called"] if own_step == step},
-               [(check, own_step) for check, own_step, file in recorded["checks"] if Path(file) in checks.check_files(step)])
+        step: (
+            {check: set(names) for check, own_step, names in recorded["called"] if own_step == step},
+            [
+                (check, own_step)
+                for check, own_step, file in recorded["checks"]
+                if Path(file) in checks.check_files(step)
+            ],
+        )
         for step in STEPS
     }
 
@@ -140,7 +162,9 @@ def test_an_edit_to_renew_changes_the_text_of_the_checks_that_can_call_it_and_no
     edited = before + "def renew(" + after.replace("ttl must be positive", "ttl must be above 0", 1)
     assert edited != source
     changed = {
-        (step, check) for step in STEPS for check in checks.checks_of(step)
+        (step, check)
+        for step in STEPS
+        for check in checks.checks_of(step)
         if reach.check_text(edited, step, check) != reach.check_text(source, step, check)
     }
     renews = {(5, check) for check in checks.checks_of(5)}
@@ -179,14 +203,19 @@ def test_a_body_that_the_parser_takes_but_python_cannot_compile_changes_every_ch
 
 
 def test_what_a_decorator_of_an_unreached_function_calls_runs_on_import_and_counts_for_every_check():
-    source = REFERENCE.replace("def release(", "@_logged\ndef release(", 1) + "\n\ndef _logged(function):\n    return function\n"
+    source = (
+        REFERENCE.replace("def release(", "@_logged\ndef release(", 1)
+        + "\n\ndef _logged(function):\n    return function\n"
+    )
     edited = source.replace("    return function\n", "    return None\n")
     assert unchanged_checks(source, edited) == set()
 
 
 def test_every_definition_of_a_twice_defined_function_is_followed():
-    source = (REFERENCE + "\n\ndef _tune(conn):\n    return conn\n\ndef _connect(path):\n    return _tune(path)\n"
-              "\n\ndef _connect(path):\n    return path\n")
+    source = (
+        REFERENCE + "\n\ndef _tune(conn):\n    return conn\n\ndef _connect(path):\n    return _tune(path)\n"
+        "\n\ndef _connect(path):\n    return path\n"
+    )
     edited = source.replace("def _tune(conn):\n    return conn", "def _tune(conn):\n    return None")
     # nothing calls _connect, but each of its definitions calls what it names when it is reached
     assert reach.reachable_from(frozenset({"_connect"}), ast.parse(source)) >= {"_connect", "_tune"}

@@ -16,7 +16,11 @@ def _of(kind, blocks):
 
 def test_both_parts_have_the_same_headings_at_the_same_levels():
     levels = [[block.level for block in _of("heading", blocks)] for blocks in (ENGLISH, JAPANESE)]
-    assert levels[0] == levels[1], [(e.lines[0], j.lines[0]) for e, j in itertools.zip_longest(*map(lambda b: _of("heading", b), (ENGLISH, JAPANESE)), fillvalue=None) if not e or not j or e.level != j.level][:3]
+    assert levels[0] == levels[1], [
+        (e.lines[0], j.lines[0])
+        for e, j in itertools.zip_longest(*map(lambda b: _of("heading", b), (ENGLISH, JAPANESE)), fillvalue=None)
+        if not e or not j or e.level != j.level
+    ][:3]
 
 
 def test_both_parts_have_the_same_sequence_of_headings_tables_and_code_blocks():

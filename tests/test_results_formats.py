@@ -28,7 +28,9 @@ def outputs(tmp_path_factory):
     files = {name: folder / "out" / f"results.{name}" for name in ("json", "junit", "exercism")}
     arguments = ["check", "4", "--impl", str(impl), "--time-limit", "10"]
     arguments += ["--json", str(files["json"]), "--junit", str(files["junit"]), "--exercism", str(files["exercism"])]
-    done = subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
     return json.loads(files["json"].read_text()), ET.parse(files["junit"]), json.loads(files["exercism"].read_text())
 
@@ -44,10 +46,28 @@ def test_the_json_validates_against_the_schema_in_the_repository(outputs):
 
 def test_the_schema_rejects_what_it_should():
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
-    good = {"schema_version": 1, "impl": "steps", "steps": [1], "exit_status": 1, "checks": [], "mutants": [], "summary": {}, "lab_problems": []}
+    good = {
+        "schema_version": 1,
+        "impl": "steps",
+        "steps": [1],
+        "exit_status": 1,
+        "checks": [],
+        "mutants": [],
+        "summary": {},
+        "lab_problems": [],
+    }
     assert validator.is_valid(good)
     assert not validator.is_valid({**good, "exit_status": 2})
-    bad_check = {"nodeid": "n", "check": "test_x", "target": "t", "step": 1, "clauses": ["C1.1"], "status": "maybe", "message": "", "duration": 0}
+    bad_check = {
+        "nodeid": "n",
+        "check": "test_x",
+        "target": "t",
+        "step": 1,
+        "clauses": ["C1.1"],
+        "status": "maybe",
+        "message": "",
+        "duration": 0,
+    }
     assert not validator.is_valid({**good, "checks": [bad_check]})
 
 

@@ -11,7 +11,12 @@ from lab.model.results import CheckStatus, Joined, Phrase, Quoted, Result, Words
 
 def _message():
     called = Joined.join("\n          ", [Phrase("the table: ", "表: ") + "'a': fence=1", "claim(db, job_id='a') -> 2"])
-    return Words("checks.explain", called=called, got=Quoted(Phrase("no row ", "行なし ") + "'a'"), expected=Phrase("2", "2 (次の fence)"))
+    return Words(
+        "checks.explain",
+        called=called,
+        got=Quoted(Phrase("no row ", "行なし ") + "'a'"),
+        expected=Phrase("2", "2 (次の fence)"),
+    )
 
 
 def test_a_message_crosses_json_as_facts_and_is_worded_in_either_language():
@@ -19,8 +24,7 @@ def test_a_message_crosses_json_as_facts_and_is_worded_in_either_language():
     again = from_json(json.loads(json.dumps(message.as_json())))
     assert again == message
     assert again.said("en") == (
-        "called:   the table: 'a': fence=1\n          claim(db, job_id='a') -> 2\n"
-        "got:      \"no row 'a'\"\nexpected: 2"
+        "called:   the table: 'a': fence=1\n          claim(db, job_id='a') -> 2\ngot:      \"no row 'a'\"\nexpected: 2"
     )
     assert again.said("ja") == (
         "呼び出し: 表: 'a': fence=1\n          claim(db, job_id='a') -> 2\n"
@@ -55,4 +59,9 @@ def test_every_file_reporter_is_an_option_of_check_and_of_watch():
 
 def test_watch_hands_every_chosen_file_to_the_check_it_runs():
     arguments = build_parser(only="watch").parse_args(["watch", "4", "--junit", "out/checks.xml", "--json", "r.json"])
-    assert reporters.forwarded(arguments) == ["--json", str(Path("r.json").resolve()), "--junit", str(Path("out/checks.xml").resolve())]
+    assert reporters.forwarded(arguments) == [
+        "--json",
+        str(Path("r.json").resolve()),
+        "--junit",
+        str(Path("out/checks.xml").resolve()),
+    ]

@@ -49,12 +49,15 @@ def test_bubblewrap_confines_learner_processes_on_this_machine():
 
 
 def test_the_confined_process_sees_no_lab_no_host_shm_and_runs_as_an_unprivileged_user(scratch):
-    process, lease = start(scratch, f"""
+    process, lease = start(
+        scratch,
+        f"""
 import os, resource
 def look():
     return (os.path.exists({str(LAB_ROOT)!r}), os.listdir("/dev/shm"), os.getuid(),
             resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_FSIZE), os.getcwd())
-""")
+""",
+    )
     try:
         lab_seen, shm, uid, memory, file_size, cwd = lease.look()
     finally:
@@ -66,7 +69,9 @@ def look():
 
 
 def test_the_confined_process_has_no_network_and_cannot_write_outside_its_scratch_folder(scratch):
-    process, lease = start(scratch, """
+    process, lease = start(
+        scratch,
+        """
 import socket
 def reach(path):
     outcomes = []
@@ -81,7 +86,8 @@ def reach(path):
     except OSError as error:
         outcomes.append(type(error).__name__)
     return outcomes
-""")
+""",
+    )
     target = LAB_ROOT / "build" / f"sandbox-{uuid.uuid4().hex}"
     try:
         network, write = lease.reach(str(target))
@@ -92,7 +98,9 @@ def reach(path):
 
 
 def test_an_object_that_equals_everything_comes_back_equal_to_nothing(scratch):
-    process, lease = start(scratch, """
+    process, lease = start(
+        scratch,
+        """
 class Yes:
     def __eq__(self, other):
         return True
@@ -102,7 +110,8 @@ def claim(path, job_id, owner, now, ttl):
     return Yes()
 def state(path, job_id):
     return (1, "A", Yes(), [True, b"x"], {"k": 2.5})
-""")
+""",
+    )
     try:
         answer, stored = lease.claim("db", "job", "A", 10.0, 5.0), lease.state("db", "job")
     finally:
@@ -113,7 +122,9 @@ def state(path, job_id):
 
 
 def test_exceptions_come_back_as_their_nearest_built_in_or_sqlite3_class_with_the_learners_line(scratch):
-    process, lease = start(scratch, """
+    process, lease = start(
+        scratch,
+        """
 import sqlite3
 class BadTtl(ValueError):
     pass
@@ -123,7 +134,8 @@ def enqueue(path, job_id):
     raise sqlite3.IntegrityError("UNIQUE constraint failed: jobs.id")
 def release(path, job_id, owner, fence):
     raise SystemExit(3)
-""")
+""",
+    )
     try:
         with pytest.raises(ValueError, match="ttl must be positive") as bad_ttl:
             lease.claim("db", "job", "A", 10.0, 0)
@@ -154,7 +166,9 @@ def test_a_process_that_ends_itself_is_reported_with_its_exit_status(scratch):
 
 def test_everything_the_learner_process_started_ends_with_it(scratch):
     marker = f"LEASE-LAB-SANDBOX-{uuid.uuid4().hex}"
-    process, lease = start(scratch, f"""
+    process, lease = start(
+        scratch,
+        f"""
 import os, subprocess, sys
 def claim(path, job_id, owner, now, ttl):
     for _ in range(3):
@@ -164,7 +178,8 @@ def claim(path, job_id, owner, now, ttl):
                 os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", {marker!r}])
             os._exit(0)
     return 1
-""")
+""",
+    )
     assert lease.claim("db", "job", "A", 10.0, 5.0) == 1
     assert _waited_for(lambda: len(_running(marker)) == 3), "the daemons did not start: the test would prove nothing"
     process.kill()
@@ -172,7 +187,9 @@ def claim(path, job_id, owner, now, ttl):
 
 
 def test_the_number_of_processes_and_threads_is_capped(scratch):
-    process, lease = start(scratch, """
+    process, lease = start(
+        scratch,
+        """
 import threading, time
 def claim(path, job_id, owner, now, ttl):
     started = 0
@@ -183,7 +200,8 @@ def claim(path, job_id, owner, now, ttl):
     except RuntimeError:
         pass
     return started
-""")
+""",
+    )
     try:
         started = lease.claim("db", "job", "A", 10.0, 5.0)
     finally:
@@ -234,4 +252,6 @@ def test_a_learners_own_check_runs_unconfined_without_bubblewrap_and_says_so_in_
     monkeypatch.setattr(confinement, "available", lambda: False)
     assert commands.main(["check", "1", "--impl", "solutions", "--no-mutants"]) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if "bubblewrap" in line]
-    assert notes == ["note: bubblewrap is not installed, so your code runs unconfined (fine on your own machine; graders use it)"]
+    assert notes == [
+        "note: bubblewrap is not installed, so your code runs unconfined (fine on your own machine; graders use it)"
+    ]

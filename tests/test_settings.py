@@ -27,7 +27,9 @@ STEP_4 = load_course()[3]
 
 def lab(*arguments, cwd=LAB_ROOT, lang="ja"):
     env = {"PATH": "/usr/bin:/bin", "LAB_LANG": lang}
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.mark.parametrize("verb, target", [("check", "check-step"), ("hint", "hint"), ("reset", "reset-step")])

@@ -13,7 +13,7 @@ from lab.model.pristine import stub_text
 
 CLAIM = (LAB_ROOT / "solutions" / "04-claim" / "step.py").read_text(encoding="utf-8")
 # claim written from the contract by someone who never saw the reference
-HONEST_CLAIM = '''import sqlite3
+HONEST_CLAIM = """import sqlite3
 
 
 def claim(path, job_id, owner, now, ttl):
@@ -35,7 +35,7 @@ def claim(path, job_id, owner, now, ttl):
         return old_fence + 1
     finally:
         db.close()
-'''
+"""
 
 
 def restyled(text):
@@ -50,7 +50,9 @@ def prints(text):
 
 def test_a_renamed_and_restyled_copy_is_all_found_and_an_honest_rewrite_is_not():
     reference = prints(CLAIM)
-    copy, honest = similarity.compare({"copy": prints(restyled(CLAIM)), "honest": prints(HONEST_CLAIM)}, reference).values()
+    copy, honest = similarity.compare(
+        {"copy": prints(restyled(CLAIM)), "honest": prints(HONEST_CLAIM)}, reference
+    ).values()
     assert copy.reference == 1.0 and copy.size >= similarity.MIN_SIZE and copy.flagged()
     assert honest.reference < 0.3 and not honest.flagged()
 
@@ -63,8 +65,18 @@ def test_the_stubs_are_no_likeness():
 
 def test_fingerprints_are_the_same_in_every_process():
     code = "from lab.grading import similarity; import sys; print(sorted(similarity.fingerprints(sys.stdin.read())))"
-    seen = {subprocess.run([sys.executable, "-c", code], input=CLAIM, capture_output=True, text=True, cwd=LAB_ROOT,
-                           env={"PYTHONHASHSEED": seed}, check=True).stdout for seed in ("1", "2")}
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            input=CLAIM,
+            capture_output=True,
+            text=True,
+            cwd=LAB_ROOT,
+            env={"PYTHONHASHSEED": seed},
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert len(seen) == 1 and str(sorted(similarity.fingerprints(CLAIM))) + "\n" in seen
 
 

@@ -26,7 +26,11 @@ def test_a_bom_and_crlf_line_ends_pass_like_the_same_file_without_them(tmp_path)
     step.write_bytes(b"\xef\xbb\xbf" + step.read_bytes().replace(b"\n", b"\r\n"))
     done = subprocess.run(
         [sys.executable, "-m", "lab", "check", "1", "--impl", str(folder), "--no-mutants"],
-        cwd=LAB_ROOT, capture_output=True, text=True, timeout=120, check=False,
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 

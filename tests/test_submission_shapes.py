@@ -49,24 +49,36 @@ def test_a_zip_nested_as_downloaded_is_unpacked_into_the_workspace_and_named_aft
             archive.write(file, file.relative_to(tmp_path))
     with unpack.workspace() as workspace:
         (ada,) = find_submissions(root, workspace)
-        assert ada.name == "ada" and ada.source == root / "ada.zip" and ada.impl == Path(workspace) / "ada.zip" / "lab-main" / "steps"
-        assert unpack.shown(f"File {ada.impl}/04-claim/step.py, line 3") == "File ada.zip/lab-main/steps/04-claim/step.py, line 3"
+        assert (
+            ada.name == "ada"
+            and ada.source == root / "ada.zip"
+            and ada.impl == Path(workspace) / "ada.zip" / "lab-main" / "steps"
+        )
+        assert (
+            unpack.shown(f"File {ada.impl}/04-claim/step.py, line 3")
+            == "File ada.zip/lab-main/steps/04-claim/step.py, line 3"
+        )
     assert not Path(workspace).exists()
 
 
-@pytest.mark.parametrize("members,problem", [
-    ({"../outside.py": "x"}, "class.zip_outside"),
-    ({"/etc/outside.py": "x"}, "class.zip_outside"),
-    ({"C:/outside.py": "x"}, "class.zip_outside"),
-    ({"steps/link": ("/etc/passwd", 0o777 | stat.S_IFLNK)}, "class.zip_link"),
-    ({f"f{n}.py": "" for n in range(unpack.MAX_MEMBERS + 1)}, "class.zip_too_many"),
-])
+@pytest.mark.parametrize(
+    "members,problem",
+    [
+        ({"../outside.py": "x"}, "class.zip_outside"),
+        ({"/etc/outside.py": "x"}, "class.zip_outside"),
+        ({"C:/outside.py": "x"}, "class.zip_outside"),
+        ({"steps/link": ("/etc/passwd", 0o777 | stat.S_IFLNK)}, "class.zip_link"),
+        ({f"f{n}.py": "" for n in range(unpack.MAX_MEMBERS + 1)}, "class.zip_too_many"),
+    ],
+)
 def test_an_unsafe_zip_is_refused_and_nothing_is_written_outside_its_folder(tmp_path, members, problem):
     root, workspace = shapes(tmp_path)
     write_zip(root / "eve.zip", members)
     (eve,) = find_submissions(root, workspace)
     assert eve.impl is None and eve.problem == problem
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["class", "workspace"] and not (tmp_path / "outside.py").exists()
+    assert (
+        sorted(p.name for p in tmp_path.iterdir()) == ["class", "workspace"] and not (tmp_path / "outside.py").exists()
+    )
 
 
 def test_a_zip_that_unpacks_to_more_than_the_bound_is_refused_by_the_bytes_written(tmp_path, monkeypatch):
@@ -87,6 +99,10 @@ def test_anything_else_gets_a_row_saying_what_was_found_where(tmp_path):
     (root / "bad.zip").write_text("not a zip")
     found = {s.name: s for s in find_submissions(root, workspace)}
     assert sorted(found) == [".git", "bad", "gus", "notes.txt"]
-    assert found["notes.txt"].problem == "class.not_a_submission" and found["notes.txt"].found == {"notes.txt": {"bytes": 5}}
-    assert found["gus"].found == {"gus": ["work/"], "gus/work": ["claim.py"]} and found["gus"].details == {"where": "gus/, gus/work/"}
+    assert found["notes.txt"].problem == "class.not_a_submission" and found["notes.txt"].found == {
+        "notes.txt": {"bytes": 5}
+    }
+    assert found["gus"].found == {"gus": ["work/"], "gus/work": ["claim.py"]} and found["gus"].details == {
+        "where": "gus/, gus/work/"
+    }
     assert found[".git"].problem == "class.hidden" and found["bad"].problem == "class.zip_unreadable"

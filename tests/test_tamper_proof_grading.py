@@ -14,7 +14,9 @@ from lab.model.status import ExitStatus
 
 def check(impl, out, cwd):
     arguments = ["check", "3", "--impl", str(impl), "--no-mutants", "--time-limit", "5", "--json", str(out)]
-    done = subprocess.run([sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
     return done, json.loads(out.read_text())
 
 

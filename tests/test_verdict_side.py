@@ -43,7 +43,13 @@ def in_verdict_sandbox(code, readable=()):
     script.write_text(code, encoding="utf-8")
     try:
         sandbox = confinement.verdict_sandbox(script, _seen_by_child([], [*readable]))
-        done = subprocess.run([*sandbox, sys.executable, "-I", "-B", confinement.PLAN_INSIDE], capture_output=True, text=True, timeout=120, check=False)
+        done = subprocess.run(
+            [*sandbox, sys.executable, "-I", "-B", confinement.PLAN_INSIDE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     finally:
         script.unlink()
     assert done.returncode == 0, done.stderr
@@ -103,12 +109,7 @@ def test_a_link_planted_where_a_database_was_is_refused_not_followed(tmp_path):
     """The learner's init_db replaces its database by a link to a file of the checks' side."""
     victim = tmp_path / "victim.txt"
     victim.write_text("untouched", encoding="utf-8")
-    code = (
-        "import sqlite3\n"
-        "def init_db(path):\n"
-        "    os.remove(path)\n"
-        f"    os.symlink({str(victim)!r}, path)\n"
-    )
+    code = f"import sqlite3\ndef init_db(path):\n    os.remove(path)\n    os.symlink({str(victim)!r}, path)\n"
     functions = "".join(f"\ndef {step.function}(*args):\n    raise NotImplementedError\n" for step in load_course()[1:])
     (tmp_path / "lease.py").write_text(f"import os\n{code}{functions}", encoding="utf-8")
     results = run([Target("links", (1,), impl=str(tmp_path / "lease.py"))], time_limit=10)
@@ -205,7 +206,10 @@ def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind)
 
 
 def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
-    tests = "".join(f"def test_{n}(lease, db):\n    assert lease.init_db(db) is None\n\n" for n in range(prediction_plugin.MAX_TESTS + 1))
+    tests = "".join(
+        f"def test_{n}(lease, db):\n    assert lease.init_db(db) is None\n\n"
+        for n in range(prediction_plugin.MAX_TESTS + 1)
+    )
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(tests, encoding="utf-8"))
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
     assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.said("en")
@@ -220,7 +224,7 @@ def test_predictions_count_in_the_learners_budget(tmp_path):
     assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
 
 
-SEES_ONLY_BEHAVIOUR = '''
+SEES_ONLY_BEHAVIOUR = """
 import json, os
 from lab.model.course import LAB_ROOT
 
@@ -245,13 +249,15 @@ def test_by_where_it_raised(lease, db):
         lease.claim(db, "job", "A", 0, 0)
     except Exception as error:
         assert getattr(error, "lab_where", None) is None
-'''
+"""
 
 
 def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
     """The attack: one line, `assert request.node.callspec.id.startswith("solutions")`, caught
     every mutant; a prediction could also read the reference, the plan or a traceback's file."""
-    folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(SEES_ONLY_BEHAVIOUR, encoding="utf-8"))
+    folder = steps_with_prediction(
+        tmp_path / "steps", lambda path: path.write_text(SEES_ONLY_BEHAVIOUR, encoding="utf-8")
+    )
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
     assert found.status == PredictionStatus.WRITTEN, found.message
     assert found.outcomes and found.caught_count == 0
@@ -316,14 +322,27 @@ except SystemExit:
 def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_made(tmp_path):
     """Every path the checks' process opens where a learner process can write: only databases in
     folders the checks made (support.open_db looks at them first), and the claims' socket."""
-    target = _probed(Target("honest", (2, 8), impl=str(LAB_ROOT / "solutions")), Plan([], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True))
+    target = _probed(
+        Target("honest", (2, 8), impl=str(LAB_ROOT / "solutions")),
+        Plan([], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True),
+    )
     plan = Plan([asdict(target)], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True)
     plan_path = tmp_path / "plan.json"
     plan.dump(plan_path)
     reading, writing = os.pipe()
     command = [
-        *confinement.verdict_sandbox(plan_path, _seen_by_child([target], [])), sys.executable, "-I", "-B", "-c", AUDITED,
-        confinement.SCRATCH_INSIDE, str(LAB_ROOT), "lab.running.child", confinement.PLAN_INSIDE, str(writing), *_check_files([target]),
+        *confinement.verdict_sandbox(plan_path, _seen_by_child([target], [])),
+        sys.executable,
+        "-I",
+        "-B",
+        "-c",
+        AUDITED,
+        confinement.SCRATCH_INSIDE,
+        str(LAB_ROOT),
+        "lab.running.child",
+        confinement.PLAN_INSIDE,
+        str(writing),
+        *_check_files([target]),
     ]
     done = subprocess.run(command, pass_fds=(writing,), capture_output=True, text=True, timeout=300, check=False)
     os.close(writing)
@@ -341,12 +360,12 @@ def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_ma
             assert os.path.dirname(path) in made and path.endswith("/jobs.db"), (event, path)
 
 
-CATCHES_THE_SNIPPET = '''
+CATCHES_THE_SNIPPET = """
 def test_my_prediction(lease, db):
     lease.enqueue(db, "job")
     assert lease.claim(db, "job", "A", now=0, ttl=10) == 1
     assert lease.claim(db, "job", "B", now=10, ttl=5) == 2  # at now == until the lease has expired
-'''
+"""
 
 READS_A_CLASSMATE = '''
 import glob, os
@@ -365,14 +384,20 @@ def test_in_a_class_the_predictions_see_neither_the_targets_nor_the_classmates(t
     """Graded with a control in one class run: the honest prediction catches the broken change
     to review; the cheating ones catch nothing, and are never shown anything of another learner."""
     root = tmp_path / "class"
-    for name, text in (("control", CATCHES_THE_SNIPPET), ("by-id", SEES_ONLY_BEHAVIOUR), ("reads-classmates", READS_A_CLASSMATE)):
+    for name, text in (
+        ("control", CATCHES_THE_SNIPPET),
+        ("by-id", SEES_ONLY_BEHAVIOUR),
+        ("reads-classmates", READS_A_CLASSMATE),
+    ):
         steps_with_prediction(root / name / "steps", lambda path, text=text: path.write_text(text, encoding="utf-8"))
     monkeypatch.setattr(kill_matrix, "results", lambda *a, **k: ([], True))  # the matrix is not the point here
     outcome = classroom.check_class(root, time_limit=10)
     caught = {s.name: next(p for p in s.predictions if p.step == 4) for s in outcome.submissions}
     assert caught["control"].caught("m4-expired-counts-as-live")
     assert caught["by-id"].status == PredictionStatus.WRITTEN and caught["by-id"].caught_count == 0
-    assert caught["reads-classmates"].status == PredictionStatus.WRITTEN and caught["reads-classmates"].caught_count == 0
+    assert (
+        caught["reads-classmates"].status == PredictionStatus.WRITTEN and caught["reads-classmates"].caught_count == 0
+    )
 
 
 CLAIM_UNDER_FLOCK = '''

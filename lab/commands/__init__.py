@@ -18,8 +18,25 @@ from lab.text.language import chosen
 from lab.text.messages import say
 
 MODULES = (
-    "check", "hint", "progress", "next", "reset", "restore", "backups", "watch", "language",
-    "class_", "classroom_workflow", "artifact", "mutation", "equivalent", "demo", "stress", "bench", "lease", "dev",
+    "check",
+    "hint",
+    "progress",
+    "next",
+    "reset",
+    "restore",
+    "backups",
+    "watch",
+    "language",
+    "class_",
+    "classroom_workflow",
+    "artifact",
+    "mutation",
+    "equivalent",
+    "demo",
+    "stress",
+    "bench",
+    "lease",
+    "dev",
 )
 VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.commands.{name}") for name in MODULES)}
 

@@ -9,10 +9,19 @@ MAKE_TARGETS = ("bench",)
 def add_arguments(parser):
     options.impl(parser)
     options.lang(parser)
-    parser.add_argument("--duration", type=float, default=0.05, help="seconds per measurement (default 0.05; 48 of them, a preview: use 1 for figures)")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=0.05,
+        help="seconds per measurement (default 0.05; 48 of them, a preview: use 1 for figures)",
+    )
     parser.add_argument("--workers", default="1,2,4,8", help="worker process counts (default 1,2,4,8)")
     parser.add_argument("--out", default="reports/bench", help="where bench.json, bench.svg and bench.png go")
-    parser.add_argument("--peers", action="store_true", help="then take-and-finish on litequeue and persist-queue beside the artifact (installed into .lab/peers-venv)")
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="then take-and-finish on litequeue and persist-queue beside the artifact (installed into .lab/peers-venv)",
+    )
 
 
 def run(arguments, settings):
@@ -22,4 +31,14 @@ def run(arguments, settings):
 
     positive(arguments.duration, "--duration", settings.lang)
     workers = counts(arguments.workers, settings.lang)
-    return reported(lambda: bench.main(settings.impl, settings.impl_label, arguments.duration, workers, arguments.out, settings.lang, arguments.peers))
+    return reported(
+        lambda: bench.main(
+            settings.impl,
+            settings.impl_label,
+            arguments.duration,
+            workers,
+            arguments.out,
+            settings.lang,
+            arguments.peers,
+        )
+    )

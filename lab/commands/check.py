@@ -20,12 +20,18 @@ def add_arguments(parser):
     options.budget(parser, CHECK_BUDGET, "all the checks of your code")
     parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
     parser.add_argument(
-        "--credit", action="store_true",
+        "--credit",
+        action="store_true",
         help="step N's own checks only, the reference standing in for every other step (N alone, or each step with 'all'): the credit of a class run",
     )
-    parser.add_argument("--strict", action="store_true", help="fail (status 1) when a step's prediction does not catch its broken change to review")
     parser.add_argument(
-        "--show", choices=("all", "mutants"),
+        "--strict",
+        action="store_true",
+        help="fail (status 1) when a step's prediction does not catch its broken change to review",
+    )
+    parser.add_argument(
+        "--show",
+        choices=("all", "mutants"),
         help="'all': show every mutant's change and catching checks before the learner predicted (instructors); 'mutants': a compare phase already seen in full again",
     )
 
@@ -46,18 +52,34 @@ def run(arguments, settings):
     if arguments.credit:  # step N alone: its credit does not depend on the other steps
         steps = mutant_steps
     store = Store(settings.root)
-    known = None if arguments.credit else keys_before_check(settings.impl, store)  # make progress reads the verdicts of the learner's steps/
+    known = (
+        None if arguments.credit else keys_before_check(settings.impl, store)
+    )  # make progress reads the verdicts of the learner's steps/
     if not confinement.available():
         print(say("unconfined", settings.lang), file=sys.stderr)
     outcome = checking.check(
-        settings.impl, steps, () if arguments.no_mutants else mutant_steps, settings.time_limit, settings.lang,
-        settings.impl_label, strict=arguments.strict, budget=settings.budget, credit_only=arguments.credit,
+        settings.impl,
+        steps,
+        () if arguments.no_mutants else mutant_steps,
+        settings.time_limit,
+        settings.lang,
+        settings.impl_label,
+        strict=arguments.strict,
+        budget=settings.budget,
+        credit_only=arguments.credit,
     )
     outcome.show_all = arguments.show == "all"
     seen = Seen(store) if known is not None else None  # the learner's own steps/: later runs fold what was seen
-    closing = closing_lines(outcome, settings.lang, store.root) if seen is not None else []  # the course's end writes ANSWERS.md
+    closing = (
+        closing_lines(outcome, settings.lang, store.root) if seen is not None else []
+    )  # the course's end writes ANSWERS.md
     report.render(
-        outcome, settings.lang, verbose=arguments.verbose, expand=arguments.show == "mutants", seen=seen, yours=settings.impl,
+        outcome,
+        settings.lang,
+        verbose=arguments.verbose,
+        expand=arguments.show == "mutants",
+        seen=seen,
+        yours=settings.impl,
         closing=closing,
     )
     record_check(known, outcome, store, settings.time_limit)

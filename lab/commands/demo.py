@@ -9,12 +9,22 @@ MAKE_TARGETS = ("demo",)
 def add_arguments(parser):
     options.impl(parser)
     options.lang(parser)
-    parser.add_argument("--unchecked", action="store_true", help="play the story even if IMPL fails its checks, to see a late write accepted")
-    parser.add_argument("--peers", action="store_true", help="then the same story on litequeue and persist-queue (installed into .lab/peers-venv)")
+    parser.add_argument(
+        "--unchecked",
+        action="store_true",
+        help="play the story even if IMPL fails its checks, to see a late write accepted",
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="then the same story on litequeue and persist-queue (installed into .lab/peers-venv)",
+    )
 
 
 def run(arguments, settings):
     from lab.field import demo
     from lab.field.artifact import reported
 
-    return reported(lambda: demo.main(settings.impl, settings.impl_label, settings.lang, arguments.unchecked, arguments.peers))
+    return reported(
+        lambda: demo.main(settings.impl, settings.impl_label, settings.lang, arguments.unchecked, arguments.peers)
+    )

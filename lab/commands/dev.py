@@ -14,13 +14,19 @@ MAKE_TARGETS = ("dev-check",)
 
 def add_arguments(parser):
     actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
-    check = actions.add_parser("check", help="the course against its tree, then every stub, the reference and every mutant run")
+    check = actions.add_parser(
+        "check", help="the course against its tree, then every stub, the reference and every mutant run"
+    )
     check.add_argument("--no-run", action="store_true", help="only the manifest against the tree: run no check")
     options.time_limit(check)
-    new = actions.add_parser("new-step", help="scaffold the next step: its folders, stub, prediction template and manifest entry")
+    new = actions.add_parser(
+        "new-step", help="scaffold the next step: its folders, stub, prediction template and manifest entry"
+    )
     new.add_argument("name", help="the step's folder name without its number, e.g. release-all")
     new.add_argument("--function", help="the function the step writes (default: NAME with _ for -)")
-    new.add_argument("--parameters", default="path,job_id", help="its parameters, comma-separated (default path,job_id)")
+    new.add_argument(
+        "--parameters", default="path,job_id", help="its parameters, comma-separated (default path,job_id)"
+    )
     for action in (check, new):
         options.lang(action)
 
@@ -47,5 +53,9 @@ def _check(arguments, settings):
         from lab.dev import runs
 
         found = runs.problems(settings.time_limit, settings.lang)
-    print("\n".join(found) or "dev check: the course and its tree agree" + ("" if arguments.no_run else "; stubs fail, the reference passes, every mutant is caught"))
+    print(
+        "\n".join(found)
+        or "dev check: the course and its tree agree"
+        + ("" if arguments.no_run else "; stubs fail, the reference passes, every mutant is caught")
+    )
     return ExitStatus.LAB_BROKEN if found else ExitStatus.ALL_PASS

@@ -37,7 +37,9 @@ def run(arguments, settings):
     if is_reference(settings.impl):
         raise UsageError(say("mutation.reference_ledger", lang))
     try:
-        said = own_ledger.record(settings.impl, arguments.id, arguments.why, stage_of(settings.impl, arguments.stage), lang)
+        said = own_ledger.record(
+            settings.impl, arguments.id, arguments.why, stage_of(settings.impl, arguments.stage), lang
+        )
     except LedgerError as error:
         raise UsageError(error.said(lang)) from None
     print(said)

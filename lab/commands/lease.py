@@ -31,7 +31,9 @@ def add_arguments(parser):
         call = calls.add_parser(verb, help=f"{function}({', '.join(('path', *names))})")
         _options(call, again=True)
         for name in (n for n in names if n not in OPTIONS):
-            call.add_argument(name, type=int if name == "fence" else str, nargs="+" if name == "owners" else None, help=HELP[name])
+            call.add_argument(
+                name, type=int if name == "fence" else str, nargs="+" if name == "owners" else None, help=HELP[name]
+            )
         if "ttl" in names:
             call.add_argument("--ttl", type=float, required=True, help="seconds the lease lasts from now")
 
@@ -45,7 +47,10 @@ def _options(parser, again=False):
     parser.add_argument("--now", type=float, **keep, help="the caller's clock (default: time.time())")
     parser.add_argument("--json", action="store_true", **keep, help="print the call and what it returned as JSON")
     parser.add_argument(
-        "--busy-timeout", type=float, metavar="SECONDS", **({"default": busy.DEFAULT_SECONDS} | keep),
+        "--busy-timeout",
+        type=float,
+        metavar="SECONDS",
+        **({"default": busy.DEFAULT_SECONDS} | keep),
         help=f"how long to wait for another process's write lock (default {busy.DEFAULT_SECONDS:g}; then exit status 4)",
     )
     if again:

@@ -22,7 +22,10 @@ OUT_DIR = LAB_ROOT / "reports" / "mutation"
 def add_arguments(parser):
     options.impl(parser, default="solutions")
     parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
-    parser.add_argument("--ledger", help="your own reviewed equivalents, read for any IMPL but the reference (default: equivalents.toml in IMPL's folder)")
+    parser.add_argument(
+        "--ledger",
+        help="your own reviewed equivalents, read for any IMPL but the reference (default: equivalents.toml in IMPL's folder)",
+    )
     options.lang(parser)
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
 
@@ -43,7 +46,9 @@ def run(arguments, settings):
     try:
         stage_dir = stage_of(settings.impl, arguments.stage)
         stage_dir.parent.mkdir(exist_ok=True)
-        report = build(settings.impl, stage_dir=stage_dir, learner_ledger=arguments.ledger and Path(arguments.ledger), lang=lang)
+        report = build(
+            settings.impl, stage_dir=stage_dir, learner_ledger=arguments.ledger and Path(arguments.ledger), lang=lang
+        )
     except (MutmutFailed, LedgerError) as error:
         raise UsageError(say("command.mutation_failed", lang, error=error.said(lang))) from None
     except UsageError as error:

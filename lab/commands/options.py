@@ -17,20 +17,35 @@ class OneLineParser(argparse.ArgumentParser):
 
 def lang(parser, **keep):
     parser.add_argument(
-        "--lang", choices=LANGUAGES, **keep, help="language of the output (default: $LAB_LANG, else `make language`'s choice, else en)"
+        "--lang",
+        choices=LANGUAGES,
+        **keep,
+        help="language of the output (default: $LAB_LANG, else `make language`'s choice, else en)",
     )
 
 
 def impl(parser, default="steps"):
-    parser.add_argument("--impl", default=default, help=f"a steps-like folder or one .py file (default: {default}; 'solutions' is the reference)")
+    parser.add_argument(
+        "--impl",
+        default=default,
+        help=f"a steps-like folder or one .py file (default: {default}; 'solutions' is the reference)",
+    )
 
 
 def time_limit(parser):
-    parser.add_argument("--time-limit", type=float, default=TIME_LIMIT, metavar="SECONDS", help=f"time one check may take (default {TIME_LIMIT:g})")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT,
+        metavar="SECONDS",
+        help=f"time one check may take (default {TIME_LIMIT:g})",
+    )
 
 
 def budget(parser, default, what):
-    parser.add_argument("--budget", type=float, default=default, metavar="SECONDS", help=f"time {what} may take (default {default:g})")
+    parser.add_argument(
+        "--budget", type=float, default=default, metavar="SECONDS", help=f"time {what} may take (default {default:g})"
+    )
 
 
 def no_mutants(parser, what="skip the mutants"):

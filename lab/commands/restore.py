@@ -9,7 +9,9 @@ MAKE_TARGETS = ("restore-step",)
 def add_arguments(parser):
     options.step(parser)
     options.lang(parser)
-    parser.add_argument("--at", default="", help="the backup to bring back: its folder name or its number in `make backups N`")
+    parser.add_argument(
+        "--at", default="", help="the backup to bring back: its folder name or its number in `make backups N`"
+    )
 
 
 def run(arguments, settings):
@@ -17,6 +19,8 @@ def run(arguments, settings):
     from lab.learner.reset import restore
     from lab.store import Store
 
-    status, lines = restore(one_step(arguments.step, NAME, settings.lang), Store(settings.root), settings.lang, arguments.at)
+    status, lines = restore(
+        one_step(arguments.step, NAME, settings.lang), Store(settings.root), settings.lang, arguments.at
+    )
     print("\n".join(lines))
     return status

@@ -24,6 +24,12 @@ def run(arguments, settings):
     positive(arguments.workers, "--workers", settings.lang)
     return reported(
         lambda: stress.main(
-            settings.impl, settings.impl_label, arguments.seconds, arguments.seed, arguments.workers, arguments.keep, settings.lang
+            settings.impl,
+            settings.impl_label,
+            arguments.seconds,
+            arguments.seed,
+            arguments.workers,
+            arguments.keep,
+            settings.lang,
         )
     )

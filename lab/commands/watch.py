@@ -21,6 +21,10 @@ def run(arguments, settings):
     from lab.learner.watch import watch
 
     step = one_step(arguments.step, NAME, settings.lang)
-    flags = ["--time-limit", f"{settings.time_limit:g}"] + ["--no-mutants"] * arguments.no_mutants + ["--verbose"] * arguments.verbose
+    flags = (
+        ["--time-limit", f"{settings.time_limit:g}"]
+        + ["--no-mutants"] * arguments.no_mutants
+        + ["--verbose"] * arguments.verbose
+    )
     flags += reporters.forwarded(arguments)
     return watch(step, flags, settings.lang, settings.root)

@@ -27,7 +27,7 @@ CONTRACT = {
     "en": "# Step {n} · `{function}`: TODO\n\n```python\n{function}({signature})\n```\n\n## Contract\n\n- **C{n}.1** TODO\n",
     "ja": "# ステップ {n} · `{function}`: TODO\n\n```python\n{function}({signature})\n```\n\n## 契約\n\n- **C{n}.1** TODO\n",
 }
-ENTRY = '''
+ENTRY = """
 [[steps]]
 dir = "{dir}"
 function = "{function}"
@@ -37,7 +37,7 @@ title.en = "TODO"
 title.ja = "TODO"
 hints.en = ["TODO: a question that leads to the contract"]
 hints.ja = ["TODO: 契約へ導く問い"]
-'''
+"""
 
 
 def new_step(root, name, function, parameters):

@@ -19,10 +19,14 @@ def problems(time_limit, lang="en"):
     with tempfile.TemporaryDirectory(prefix="lease-lab-dev-") as scratch:
         stubs = check(write_stubs(Path(scratch) / "steps"), every_step(), (), time_limit, lang, "steps")
     found = [
-        f"step {step.number}: its stub passes {r.check}" for step in load_course() for r in stubs.step_results(step.number)
+        f"step {step.number}: its stub passes {r.check}"
+        for step in load_course()
+        for r in stubs.step_results(step.number)
         if r.status == CheckStatus.PASSED
     ]
     reference = check(SOLUTIONS_DIR, every_step(), every_step(), time_limit, lang, "solutions")
-    found += [f"the reference fails {r.check}: {r.message}" for r in reference.results if r.status != CheckStatus.PASSED]
+    found += [
+        f"the reference fails {r.check}: {r.message}" for r in reference.results if r.status != CheckStatus.PASSED
+    ]
     found += [f"{v.mutant.id}: no check catches it" for v in reference.verdicts if v.survived]
     return found + [str(problem) for problem in reference.lab_problems]

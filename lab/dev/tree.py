@@ -29,7 +29,11 @@ def files(course, root):
     for step in course:
         if not step.dir.startswith(f"{step.number:02d}-"):
             found.append(f"step {step.number}: its folder {step.dir} does not start with {step.number:02d}-")
-        found += [f"step {step.number}: no steps/{step.dir}/{name}" for name in STEP_FILES if not (root / "steps" / step.dir / name).is_file()]
+        found += [
+            f"step {step.number}: no steps/{step.dir}/{name}"
+            for name in STEP_FILES
+            if not (root / "steps" / step.dir / name).is_file()
+        ]
         if not (root / "solutions" / step.dir / STEP_FILE).is_file():
             found.append(f"step {step.number}: no solutions/{step.dir}/{STEP_FILE}")
         if not list((root / "checks").glob(f"test_{step.number:02d}_*.py")):
@@ -38,7 +42,11 @@ def files(course, root):
             found.append(f"step {step.number}: no mutants/m{step.number}-*.toml")
     listed = {step.dir for step in course}
     for folder in ("steps", "solutions"):
-        found += [f"{folder}/{p.name}: a step folder course.toml does not list" for p in sorted((root / folder).glob("[0-9][0-9]-*")) if p.name not in listed]
+        found += [
+            f"{folder}/{p.name}: a step folder course.toml does not list"
+            for p in sorted((root / folder).glob("[0-9][0-9]-*"))
+            if p.name not in listed
+        ]
     return found
 
 
@@ -49,7 +57,9 @@ def signatures(course, root):
         for folder in ("solutions", "steps"):
             path = root / folder / step.dir / STEP_FILE
             if path.is_file() and _parameters(path.read_text(encoding="utf-8"), step.function) != step.parameters:
-                found.append(f"{folder}/{step.dir}/{STEP_FILE}: {step.function} does not take ({', '.join(step.parameters)}) as course.toml says")
+                found.append(
+                    f"{folder}/{step.dir}/{STEP_FILE}: {step.function} does not take ({', '.join(step.parameters)}) as course.toml says"
+                )
     return found
 
 
@@ -59,14 +69,18 @@ def templates(course, root):
     for step in course:
         path = root / "steps" / step.dir / PREDICTION_FILE
         if path.is_file() and _shipped_prediction(step, path, root) != prediction_template(step, course):
-            found.append(f"steps/{step.dir}/{PREDICTION_FILE}: not the template made from course.toml (python -m lab dev new-step writes it)")
+            found.append(
+                f"steps/{step.dir}/{PREDICTION_FILE}: not the template made from course.toml (python -m lab dev new-step writes it)"
+            )
     return found
 
 
 def clauses(course, root):
     """Every clause of every contract is named by a check, and broken by a mutant or says why not."""
     found = []
-    checked = {c for path in (root / "checks").glob("test_*.py") for c in CLAUSE_ID.findall(path.read_text(encoding="utf-8"))}
+    checked = {
+        c for path in (root / "checks").glob("test_*.py") for c in CLAUSE_ID.findall(path.read_text(encoding="utf-8"))
+    }
     for step in course:
         mutated = _mutant_clauses(root, step.number)
         for clause in step.clauses("en", root):
@@ -80,7 +94,11 @@ def clauses(course, root):
 
 
 def _mutant_clauses(root, number):
-    return {c for path in (root / "mutants").glob(f"m{number}-*.toml") for c in MUTANT_CLAUSE.findall(path.read_text(encoding="utf-8"))}
+    return {
+        c
+        for path in (root / "mutants").glob(f"m{number}-*.toml")
+        for c in MUTANT_CLAUSE.findall(path.read_text(encoding="utf-8"))
+    }
 
 
 def _parameters(source, name):

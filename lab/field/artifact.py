@@ -47,7 +47,9 @@ def import_file(path, lang="en"):
     try:
         spec.loader.exec_module(module)
     except BaseException as error:  # noqa: BLE001 - learner code may raise anything while it loads
-        raise ArtifactBroken(words_of("field", lang)("import_failed", file=path.name, kind=type(error).__name__, error=error)) from None
+        raise ArtifactBroken(
+            words_of("field", lang)("import_failed", file=path.name, kind=type(error).__name__, error=error)
+        ) from None
     sys.modules[name] = module
     return module
 
@@ -66,7 +68,6 @@ def refused(impl_path, label, lang="en"):
     report.render(outcome, lang)
     print(words_of("field", lang)("gate_refused", impl=label))
     return ExitStatus.SOME_FAIL
-
 
 
 def reported(work):

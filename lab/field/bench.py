@@ -45,7 +45,13 @@ SETTINGS = (
     ("wal_kept", "wal", "FULL", True),
 )
 NAMES = {"contract": "b_contract", "wal_full": "b_wal_full", "wal": "b_wal", "kept": "b_kept", "wal_kept": "b_wal_kept"}
-NOTES = {"contract": "b_note_contract", "wal_full": "b_note_wal_full", "wal": "b_note_wal", "kept": "b_note_kept", "wal_kept": "b_note_wal_kept"}
+NOTES = {
+    "contract": "b_note_contract",
+    "wal_full": "b_note_wal_full",
+    "wal": "b_note_wal",
+    "kept": "b_note_kept",
+    "wal_kept": "b_note_wal_kept",
+}
 KINDS = ("claim", "complete")
 SLICE = 0.02  # seconds per slice: long enough for a few dozen calls at the slowest setting
 MIN_ROUNDS = 5  # pairs of slices per measurement, however short BENCH_TIME is
@@ -144,7 +150,9 @@ def run(impl_path, label, duration=0.05, counts=(1, 2, 4, 8)):
         pipes, processes = [], []
         for number in range(max(counts)):
             mine, theirs = context.Pipe()
-            processes.append(context.Process(target=bench_worker.run, args=(str(artifact), theirs, barriers, number), daemon=True))
+            processes.append(
+                context.Process(target=bench_worker.run, args=(str(artifact), theirs, barriers, number), daemon=True)
+            )
             processes[-1].start()
             pipes.append(mine)
         for pipe in pipes:
@@ -169,13 +177,20 @@ class Verdict:
     @property
     def short(self):
         """For the chart's title (English, as the chart is)."""
-        said = {"bench_goal_met": "goal met", "bench_goal_missed": "goal missed", "bench_goal_open": "goal open"}[self.key]
+        said = {"bench_goal_met": "goal met", "bench_goal_missed": "goal missed", "bench_goal_open": "goal open"}[
+            self.key
+        ]
         return f"{said}: worst median {self.worst:.2f}× (spread {self.low:.2f}–{self.high:.2f}, goal {GOAL:g}×){' · PREVIEW' if self.preview else ''}"
 
 
 def verdict(rows, duration):
     """The goal judged on the contract's medians and their spread; see the module's docstring."""
-    cells = [(row.ratio(kind), row.spread(kind), kind, row.workers) for row in rows if row.setting == "contract" for kind in KINDS]
+    cells = [
+        (row.ratio(kind), row.spread(kind), kind, row.workers)
+        for row in rows
+        if row.setting == "contract"
+        for kind in KINDS
+    ]
     worst, (low, high), kind, workers = max(cells, key=lambda cell: cell[0])
     if any(spread[0] > GOAL for _, spread, _, _ in cells):
         key = "bench_goal_missed"
@@ -194,7 +209,18 @@ def render(rows, label, duration, where, lang="en", console=None):
     rounds = f"{pairs[0]}" if len(pairs) == 1 else f"{pairs[0]}–{pairs[-1]}"
     title = words("bench_title", impl=label, duration=duration, where=where)
     table = Table(title=title + "\n" + words("bench_method", rounds=rounds, slice=SLICE), title_justify="left")
-    for key in ("b_setting", "b_workers", "b_claims", "b_floor", "b_ratio", "b_spread", "b_completes", "b_floor", "b_ratio", "b_spread"):
+    for key in (
+        "b_setting",
+        "b_workers",
+        "b_claims",
+        "b_floor",
+        "b_ratio",
+        "b_spread",
+        "b_completes",
+        "b_floor",
+        "b_ratio",
+        "b_spread",
+    ):
         table.add_column(words(key), justify="left" if key == "b_setting" else "right")
     order = [name for name, _, _, _ in SETTINGS]
     most = max(r.workers for r in rows)
@@ -202,7 +228,12 @@ def render(rows, label, duration, where, lang="en", console=None):
         cells = [words(NAMES[row.setting]), str(row.workers)]
         for kind in KINDS:
             low, high = row.spread(kind)
-            cells += [f"{row.rates[kind + ' artifact']:.0f}", f"{row.rates[kind + ' floor']:.0f}", f"{row.ratio(kind):.2f}", f"{low:.2f}–{high:.2f}"]
+            cells += [
+                f"{row.rates[kind + ' artifact']:.0f}",
+                f"{row.rates[kind + ' floor']:.0f}",
+                f"{row.ratio(kind):.2f}",
+                f"{low:.2f}–{high:.2f}",
+            ]
         table.add_row(*cells, end_section=row.workers == most)
     console.print(table)
     for name, _, _, _ in SETTINGS:
@@ -221,8 +252,16 @@ def write(rows, label, out, duration=None):
     out.mkdir(parents=True, exist_ok=True)
     judged = verdict(rows, duration if duration is not None else STEADY)
     pairs = [len(row.ratios[kind]) for row in rows for kind in KINDS]
-    method = {"slice_seconds": SLICE, "pairs_per_measurement": [min(pairs), max(pairs)], "goal": GOAL, "preview_below": STEADY}
-    shown = [asdict(r) | {"median_ratio": {k: r.ratio(k) for k in KINDS}, "quartiles": {k: r.spread(k) for k in KINDS}} for r in rows]
+    method = {
+        "slice_seconds": SLICE,
+        "pairs_per_measurement": [min(pairs), max(pairs)],
+        "goal": GOAL,
+        "preview_below": STEADY,
+    }
+    shown = [
+        asdict(r) | {"median_ratio": {k: r.ratio(k) for k in KINDS}, "quartiles": {k: r.spread(k) for k in KINDS}}
+        for r in rows
+    ]
     record = {"impl": label, "bench_time": duration, "method": method, "verdict": asdict(judged), "rows": shown}
     (out / "bench.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return [out / "bench.json", *chart.draw(rows, out, label, duration, judged)]

@@ -114,7 +114,9 @@ class Pool:
 
 def _update_pool(db, process, sets, values):
     with closing(REAL_CONNECT(db, timeout=60)) as conn, conn:
-        conn.execute(f"UPDATE jobs SET {sets} WHERE id BETWEEN ? AND ?", (*values, job_id(process, 0), job_id(process, POOL - 1)))
+        conn.execute(
+            f"UPDATE jobs SET {sets} WHERE id BETWEEN ? AND ?", (*values, job_id(process, 0), job_id(process, POOL - 1))
+        )
 
 
 def prepare(db, kind, process, pool):

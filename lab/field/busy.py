@@ -32,4 +32,7 @@ def waiting_at_most(seconds):
 
 def is_busy(error):
     """The database's lock was held by another connection for longer than the timeout."""
-    return isinstance(error, sqlite3.OperationalError) and (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_BUSY
+    return (
+        isinstance(error, sqlite3.OperationalError)
+        and (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_BUSY
+    )

@@ -15,7 +15,13 @@ import matplotlib.pyplot as plt
 
 from lab.field.bench import GOAL
 
-COLOURS = {"contract": "tab:blue", "wal_full": "tab:purple", "wal": "tab:orange", "kept": "tab:green", "wal_kept": "tab:red"}
+COLOURS = {
+    "contract": "tab:blue",
+    "wal_full": "tab:purple",
+    "wal": "tab:orange",
+    "kept": "tab:green",
+    "wal_kept": "tab:red",
+}
 LABELS = {
     "contract": "contract (journal {journal}, synchronous {synchronous})",
     "wal_full": "WAL + synchronous=FULL",
@@ -37,8 +43,12 @@ def draw(rows, out, label, duration, judged):
         name = LABELS[setting].format(journal=mine[0].journal, synchronous=mine[0].synchronous)
         counts = [r.workers for r in mine]
         for panel, kind in zip(panels, ("claim", "complete")):
-            panel.plot(counts, [r.rates[f"{kind} artifact"] for r in mine], "-o", color=colour, label=f"{name}: artifact")
-            panel.plot(counts, [r.rates[f"{kind} floor"] for r in mine], "--", color=colour, label=f"{name}: raw sqlite3 floor")
+            panel.plot(
+                counts, [r.rates[f"{kind} artifact"] for r in mine], "-o", color=colour, label=f"{name}: artifact"
+            )
+            panel.plot(
+                counts, [r.rates[f"{kind} floor"] for r in mine], "--", color=colour, label=f"{name}: raw sqlite3 floor"
+            )
         for shift, kind in ((-0.04, "claim"), (0.04, "complete")):
             marker, line = MARKERS[kind]
             medians = [r.ratio(kind) for r in mine]
@@ -46,8 +56,13 @@ def draw(rows, out, label, duration, judged):
             below = [m - low for m, (low, _) in zip(medians, spreads)]
             above = [high - m for m, (_, high) in zip(medians, spreads)]
             where = [c * 2**shift for c in counts]  # side by side on the log axis
-            panels[2].errorbar(where, medians, yerr=[below, above], fmt=marker + line, color=colour, capsize=3, markersize=4)
-    for panel, title in zip(panels, ("claims/s (median of slices)", "completes/s (median of slices)", "floor / artifact: ● claims, ■ completes")):
+            panels[2].errorbar(
+                where, medians, yerr=[below, above], fmt=marker + line, color=colour, capsize=3, markersize=4
+            )
+    for panel, title in zip(
+        panels,
+        ("claims/s (median of slices)", "completes/s (median of slices)", "floor / artifact: ● claims, ■ completes"),
+    ):
         panel.set_title(title)
         panel.set_xlabel("worker processes")
         panel.set_xscale("log", base=2)
@@ -62,11 +77,12 @@ def draw(rows, out, label, duration, judged):
     panels[2].set_ylabel("median, bar: quartiles (above 1: artifact slower)")
     handles, labels = panels[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
-    figure.suptitle(f"lease artifact ({label}) against raw sqlite3 · BENCH_TIME={duration:g} s per measurement · {judged.short}")
+    figure.suptitle(
+        f"lease artifact ({label}) against raw sqlite3 · BENCH_TIME={duration:g} s per measurement · {judged.short}"
+    )
     figure.tight_layout(rect=(0, 0.2, 1, 1))
     paths = [out / "bench.svg", out / "bench.png"]
     for path in paths:
         figure.savefig(path, dpi=110)
     plt.close(figure)
     return paths
-

@@ -98,9 +98,21 @@ def play(artifact, db, lang="en", out=print):
         line(7.0, f"B {b.pid}", "demo_complete_b", fence=fence_b, returned=done_b)
         wake.set()
         effect_a = a.result()
-        line(8.0, f"A {a.pid}", "demo_effect_a_refused" if effect_a is False else "demo_effect_a_accepted", fence=fence_a, returned=effect_a)
+        line(
+            8.0,
+            f"A {a.pid}",
+            "demo_effect_a_refused" if effect_a is False else "demo_effect_a_accepted",
+            fence=fence_a,
+            returned=effect_a,
+        )
         done_a = a.call("complete", db, JOB, "A", fence_a, 8.0, "A's result")
-        line(8.0, f"A {a.pid}", "demo_complete_a_refused" if done_a is False else "demo_complete_a_accepted", fence=fence_a, returned=done_a)
+        line(
+            8.0,
+            f"A {a.pid}",
+            "demo_complete_a_refused" if done_a is False else "demo_complete_a_accepted",
+            fence=fence_a,
+            returned=done_a,
+        )
         stored = lease.state(db, JOB) or {}
         line(8.0, "", "demo_state", **{k: stored.get(k) for k in ("owner", "fence", "done", "result")})
         sent = fenced_store.read(store, JOB) or {}

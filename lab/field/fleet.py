@@ -37,7 +37,9 @@ class Fleet:
             die_after, self.planned = self.rng.randint(8, 50), self.planned + 1
         reader, writer = self.context.Pipe(duplex=False)
         process = self.context.Process(
-            target=stress_worker.run, args=(self.plan, slot, generation, *self.clock.cells, writer, die_after), daemon=True
+            target=stress_worker.run,
+            args=(self.plan, slot, generation, *self.clock.cells, writer, die_after),
+            daemon=True,
         )
         process.start()
         writer.close()  # the worker holds the only write end: its death is an EOF here

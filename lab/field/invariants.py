@@ -43,9 +43,14 @@ CLAUSES = {
     "v_not_claimable": "C4.5",
 }
 STALE_CLAUSES = {
-    ("renew", "r_expired"): "C5.3", ("renew", "r_superseded"): "C5.4", ("renew", "r_finished"): "C5.5",
-    ("complete", "r_expired"): "C6.2", ("complete", "r_superseded"): "C6.3", ("complete", "r_finished"): "C6.4",
-    ("release", "r_superseded"): "C7.3", ("release", "r_finished"): "C7.4",
+    ("renew", "r_expired"): "C5.3",
+    ("renew", "r_superseded"): "C5.4",
+    ("renew", "r_finished"): "C5.5",
+    ("complete", "r_expired"): "C6.2",
+    ("complete", "r_superseded"): "C6.3",
+    ("complete", "r_finished"): "C6.4",
+    ("release", "r_superseded"): "C7.3",
+    ("release", "r_finished"): "C7.4",
     ("claim", "r_finished"): "C4.3",
 }
 
@@ -186,7 +191,14 @@ def _fences(job, ops, row, found):
     released = any(o.op == "release" and o.accepted for o in ops)
     for claim in claims:
         if not 1 <= claim.returned <= stored:
-            found.add(job, "v_fence_lost", clause="C7.2" if released else None, fence=claim.returned, stored=stored, ops=[claim])
+            found.add(
+                job,
+                "v_fence_lost",
+                clause="C7.2" if released else None,
+                fence=claim.returned,
+                stored=stored,
+                ops=[claim],
+            )
         later = next((o for o in claims if o.t0 > claim.t1 and o.returned < claim.returned), None)
         if later:
             clause = "C7.2" if _released_between(ops, claim, later) else None
@@ -230,7 +242,9 @@ def _writes(job, ops, found):
                     key, values = reason
                     by = values.pop("by", None)
                     clause = STALE_CLAUSES.get((write.op, key))
-                    found.add(job, "v_stale_accepted", clause=clause, why=(key, values), ops=[write] + ([by] if by else []))
+                    found.add(
+                        job, "v_stale_accepted", clause=clause, why=(key, values), ops=[write] + ([by] if by else [])
+                    )
 
 
 def _done(job, ops, found):
@@ -257,4 +271,6 @@ def _stored(job, ops, row, found):
     elif writer.ended and not writer.accepted:
         found.add(job, "v_result_refused", result=row["result"], ops=[writer])
     elif writer.ended and (reason := stale_reason(writer, ops)):
-        found.add(job, "v_result_stale", clause=STALE_CLAUSES[("complete", reason[0])], result=row["result"], ops=[writer])
+        found.add(
+            job, "v_result_stale", clause=STALE_CLAUSES[("complete", reason[0])], result=row["result"], ops=[writer]
+        )

@@ -38,7 +38,11 @@ def run(arguments, settings):
     lang, verb, label = settings.lang, arguments.call, settings.impl_label
     words = words_of("field", lang)
     now = arguments.now if arguments.now is not None else time.time()
-    for option, value in (("--now", now), ("--ttl", getattr(arguments, "ttl", None)), ("--busy-timeout", arguments.busy_timeout)):
+    for option, value in (
+        ("--now", now),
+        ("--ttl", getattr(arguments, "ttl", None)),
+        ("--busy-timeout", arguments.busy_timeout),
+    ):
         if value is not None and not math.isfinite(value):
             raise UsageError(words("not_finite", option=option, value=value))
     if arguments.busy_timeout < 0:
@@ -56,7 +60,11 @@ def run(arguments, settings):
         with busy.waiting_at_most(arguments.busy_timeout):
             returned = _call(module, function_name, [arguments.db, *values], label, lang)
             refused = returned is None or returned is False or (verb == "claim-many" and not any(returned))
-            reason = refusal.reason(arguments.db, function_name, dict(zip(names, values)), lang) if refused and verb not in ("init", "state") else None
+            reason = (
+                refusal.reason(arguments.db, function_name, dict(zip(names, values)), lang)
+                if refused and verb not in ("init", "state")
+                else None
+            )
     except sqlite3.Error as error:
         if not busy.is_busy(error):
             raise UsageError(_database_error(arguments.db, error, lang)) from None
@@ -64,7 +72,13 @@ def run(arguments, settings):
         return ExitStatus.BUSY
     if arguments.json:
         shown = dict(zip(("path", *names), [arguments.db, *values]))
-        print(json.dumps({"call": function_name, "arguments": shown, "returned": returned} | ({"reason": reason} if reason else {}), ensure_ascii=False))
+        print(
+            json.dumps(
+                {"call": function_name, "arguments": shown, "returned": returned}
+                | ({"reason": reason} if reason else {}),
+                ensure_ascii=False,
+            )
+        )
     else:
         print(_sentence(verb, arguments, now, returned, reason, lang))
     return ExitStatus.SOME_FAIL if refused and verb != "init" else ExitStatus.ALL_PASS
@@ -102,11 +116,15 @@ def _sentence(verb, a, now, returned, reason, lang):
         return words("cli_state", **{k: returned.get(k) for k in ("id", "owner", "until", "fence", "done", "result")})
     function = CALLS[verb][0]
     key = f"cli_{function}_{'refused' if reason else 'ok'}"
-    values = {"job": a.job, "now": clock_value(now), "reason": reason} | {k: getattr(a, k, None) for k in ("owner", "fence", "result")}
+    values = {"job": a.job, "now": clock_value(now), "reason": reason} | {
+        k: getattr(a, k, None) for k in ("owner", "fence", "result")
+    }
     if verb == "claim" and returned is not None:
         values["fence"] = returned
     if verb == "claim-many":
-        won = [words("cli_won", owner=owner, fence=fence) for owner, fence in zip(a.owners, returned) if fence is not None]
+        won = [
+            words("cli_won", owner=owner, fence=fence) for owner, fence in zip(a.owners, returned) if fence is not None
+        ]
         lost = [owner for owner, fence in zip(a.owners, returned) if fence is None]
         values |= {"owners": ", ".join(a.owners), "won": ", ".join(won), "lost": ", ".join(lost) or "-"}
     until = clock_value(now + a.ttl) if verb in ("claim", "renew", "claim-many") else None

@@ -30,7 +30,11 @@ def inspect(db, found):
     if journal.exists() and journal.stat().st_size > 0:
         found.add(WHOLE_DB, "v_journal", file=journal.name, ops=[])
     for job, row in sorted(rows.items()):
-        if row["done"] not in (0, 1) or (row["done"] and row["result"] is None) or ((row["owner"] is None) != (row["until"] == 0)):
+        if (
+            row["done"] not in (0, 1)
+            or (row["done"] and row["result"] is None)
+            or ((row["owner"] is None) != (row["until"] == 0))
+        ):
             found.add(job, "v_half_written", row=row, ops=[])
     return rows
 

@@ -24,7 +24,12 @@ from lab.text.messages import words_of
 
 SHOWN_PER_KIND = 3
 WORDED = ("why", "problem")
-NOT_SHOWN = ("ops", "before", "clause", *WORDED)  # a violation's values that are not placeholders of its sentence  # a violation's values given as (key, values): worded in the report's language
+NOT_SHOWN = (
+    "ops",
+    "before",
+    "clause",
+    *WORDED,
+)  # a violation's values that are not placeholders of its sentence  # a violation's values given as (key, values): worded in the report's language
 
 
 @dataclass
@@ -52,7 +57,9 @@ def run(impl_path, label, seconds=3.0, seed=None, workers=4, keep=None):
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     for old in [*(folder / "logs").glob("*.jsonl"), *folder.glob("jobs.db*")]:
         old.unlink()
-    plan = Plan(str(materialize(impl_path, label, folder)), str(folder / "jobs.db"), str(folder / "logs"), seed, seconds)
+    plan = Plan(
+        str(materialize(impl_path, label, folder)), str(folder / "jobs.db"), str(folder / "logs"), seed, seconds
+    )
     summary = Summary(seed, seconds, workers, folder)
     lease = import_file(plan.artifact)
     try:
@@ -108,7 +115,14 @@ def render(summary, label, lang="en", out=print):
         return
     _render_violations(found.violations, lang, out)
     kept = summary.folder.exists()
-    out(words("stress_failed" if kept else "stress_failed_early", count=len(found.violations), folder=summary.folder, seed=summary.seed))
+    out(
+        words(
+            "stress_failed" if kept else "stress_failed_early",
+            count=len(found.violations),
+            folder=summary.folder,
+            seed=summary.seed,
+        )
+    )
 
 
 def _render_violations(violations, lang, out):

@@ -121,7 +121,16 @@ class Worker:
             "release": (db, job, self.owner, fence),
         }[op]
         self.seq += 1
-        record = {"worker": self.worker, "owner": self.owner, "pid": self.pid, "seq": self.seq, "op": op, "job": job, "fence": fence, "now": now}
+        record = {
+            "worker": self.worker,
+            "owner": self.owner,
+            "pid": self.pid,
+            "seq": self.seq,
+            "op": op,
+            "job": job,
+            "fence": fence,
+            "now": now,
+        }
         record |= {"ttl": ttl if op in ("claim", "renew") else None, "result": result}
         self.log(record | {"phase": "begin", "t0": time.monotonic_ns()})
         if self.die_after is not None:
@@ -191,7 +200,9 @@ class Worker:
         """Complete, or release; a released job is sometimes taken straight back by its owner."""
         if not release:
             self.call("complete", job, fence, result=f"{self.worker}#{self.seq + 1}")
-        elif self.call("release", job, fence) is True and (take_back or self.rng.random() < self.plan.reclaim_after_release):
+        elif self.call("release", job, fence) is True and (
+            take_back or self.rng.random() < self.plan.reclaim_after_release
+        ):
             again = self.claim(job)
             if again is not None:
                 self.call("complete", job, again, result=f"{self.worker}#{self.seq + 1}")
@@ -228,7 +239,10 @@ class Worker:
         elapsed = lambda: time.monotonic() - self.clock.start  # noqa: E731
         self.next_round = max(0, int(elapsed() / self.plan.race_period))
         while elapsed() < self.plan.seconds:
-            if self.next_round < self.plan.rounds and elapsed() >= (self.next_round + 1) * self.plan.race_period - 0.015:
+            if (
+                self.next_round < self.plan.rounds
+                and elapsed() >= (self.next_round + 1) * self.plan.race_period - 0.015
+            ):
                 self.race()
                 continue
             job = self.pick()

@@ -11,7 +11,6 @@ sets the output `result`; the reporter takes `runners` (the step ids, comma-sepa
 each runner's result from the environment variable <ID>_RESULTS (the id in capitals).
 """
 
-
 from lab.model.course import LAB_ROOT
 
 WORKFLOW = LAB_ROOT / ".github" / "workflows" / "classroom.yml"
@@ -68,7 +67,10 @@ def workflow(course):
         "      - name: Report the score to GitHub Classroom",
         f"        uses: {REPORTER}",
         "        env:",
-        *(f'          {runner_id(step).upper()}_RESULTS: "${{{{ steps.{runner_id(step)}.outputs.result }}}}"' for step in course),
+        *(
+            f'          {runner_id(step).upper()}_RESULTS: "${{{{ steps.{runner_id(step)}.outputs.result }}}}"'
+            for step in course
+        ),
         "        with:",
         f"          runners: {','.join(runner_id(step) for step in course)}",
     ]

@@ -50,8 +50,18 @@ class CheckRun:
         return ExitStatus.ALL_PASS if all(self.step_passes(n) for n in self.steps) else ExitStatus.SOME_FAIL
 
 
-def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl_label=None, use_cache=True, strict=False, budget=None,
-          credit_only=False):
+def check(
+    impl_path,
+    steps,
+    mutant_steps,
+    time_limit=TIME_LIMIT,
+    lang="en",
+    impl_label=None,
+    use_cache=True,
+    strict=False,
+    budget=None,
+    credit_only=False,
+):
     """Check the implementation at impl_path on `steps`, and the mutants of `mutant_steps`.
 
     budget: seconds the learner's checks may take in all (the rest is reported as not run).
@@ -71,15 +81,23 @@ def check(impl_path, steps, mutant_steps, time_limit=TIME_LIMIT, lang="en", impl
         learner_run = pool.submit(run, learner, time_limit, lang, budget)
         mutant_run = pool.submit(mutant_verdicts, mutants, time_limit, lang, use_cache)
         # The learner's predictions meet the same mutants, in children of their own.
-        predicted = pool.submit(predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache)
+        predicted = pool.submit(
+            predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache
+        )
         results = learner_run.result()
         if credit_only:
             results = [r for own in credit.split(results, implementation.label)[1].values() for r in own]
         verdicts, matrix_cached = mutant_run.result()
         prediction_runs = predicted.result()
     outcome = CheckRun(
-        tuple(steps), implementation.label, results, verdicts, kill_matrix_cached=matrix_cached,
-        predictions=prediction_runs, strict=strict, lang=lang,
+        tuple(steps),
+        implementation.label,
+        results,
+        verdicts,
+        kill_matrix_cached=matrix_cached,
+        predictions=prediction_runs,
+        strict=strict,
+        lang=lang,
     )
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == ExitStatus.SOME_FAIL:
         outcome.lab_problems.append(say("reference_fails", lang))

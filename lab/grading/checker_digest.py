@@ -38,7 +38,9 @@ def checker_files(*runs_too):
     """course.toml, the checks, and the lab modules that run them: those that lab.running.runner (and any
     module of runs_too) imports or starts, and those the checks import. Not the rest of lab/: a
     report, a command or the cache itself changes no check's outcome."""
-    checks = sorted(p for p in (LAB_ROOT / "checks").rglob("*") if p.suffix in (".py", ".ini") and "__pycache__" not in p.parts)
+    checks = sorted(
+        p for p in (LAB_ROOT / "checks").rglob("*") if p.suffix in (".py", ".ini") and "__pycache__" not in p.parts
+    )
     return [LAB_ROOT / "course.toml", *checks, *_lab_modules((RUNS_THE_CHECKS, *runs_too), checks)]
 
 
@@ -71,7 +73,12 @@ def _named_in(path, mtime, size):
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             names.add(node.value)
     # a module's packages run first: lab.sandbox.remote imports lab/sandbox/__init__.py
-    return {".".join(parts[:n]) for name in names if (parts := name.split("."))[0] == "lab" for n in range(1, len(parts) + 1)}
+    return {
+        ".".join(parts[:n])
+        for name in names
+        if (parts := name.split("."))[0] == "lab"
+        for n in range(1, len(parts) + 1)
+    }
 
 
 def _module_file(name):

@@ -25,13 +25,24 @@ def draw(caught, failed, learners, out):
     if caught:
         labels = [f"{mutant.id} ★" if mutant.worksheet else mutant.id for mutant, _, _ in caught]
         places = range(len(caught))
-        mutants.barh(places, [wrote for _, _, wrote in caught], color="lightgrey", label="learners with a prediction for the step")
+        mutants.barh(
+            places,
+            [wrote for _, _, wrote in caught],
+            color="lightgrey",
+            label="learners with a prediction for the step",
+        )
         mutants.barh(places, [hits for _, hits, _ in caught], color="tab:green", label="their predictions catch it")
         mutants.set_yticks(places, labels=labels, fontsize="x-small")
         mutants.invert_yaxis()
         mutants.legend(loc="lower right", fontsize="small")
     else:
-        mutants.text(0.5, 0.5, "predictions not run (MUTANTS=0)" if caught is None else "no mutants", ha="center", transform=mutants.transAxes)
+        mutants.text(
+            0.5,
+            0.5,
+            "predictions not run (MUTANTS=0)" if caught is None else "no mutants",
+            ha="center",
+            transform=mutants.transAxes,
+        )
         mutants.set_yticks([])
     mutants.set_title("Mutants the class's predictions catch (★ the change to review)")
     mutants.set_xlabel("learners")

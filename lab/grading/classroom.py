@@ -52,8 +52,17 @@ class ClassRun:
         return ExitStatus.ALL_PASS
 
 
-def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, mutants=True, use_cache=True, on_done=None,
-                similar=similarity.THRESHOLD):
+def check_class(
+    root,
+    time_limit=TIME_LIMIT,
+    lang="en",
+    budget=None,
+    jobs=None,
+    mutants=True,
+    use_cache=True,
+    on_done=None,
+    similar=similarity.THRESHOLD,
+):
     """Check every submission under root on every step; the kill matrix once for all.
 
     Learner code runs only inside bubblewrap (lab/sandbox/): the caller refuses to grade
@@ -85,7 +94,11 @@ def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, 
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
                 check_one(submission, steps, time_limit, lang, budget, mutants)
-                if submission.impl is not None and not submission.problem and not budget_used_up(submission, lang, budget):
+                if (
+                    submission.impl is not None
+                    and not submission.problem
+                    and not budget_used_up(submission, lang, budget)
+                ):
                     regrade.keep(submission, key)
         except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
             submission.problem = submission.problem or (str(error).splitlines() or [type(error).__name__])[0]
@@ -111,7 +124,11 @@ def check_class(root, time_limit=TIME_LIMIT, lang="en", budget=None, jobs=None, 
 
 def is_one_learner(root):
     """True for a folder that is itself one learner's submission (a checkout or a steps folder)."""
-    return any((candidate / step.dir / STEP_FILE).is_file() for candidate in (Path(root), Path(root) / "steps") for step in load_course())
+    return any(
+        (candidate / step.dir / STEP_FILE).is_file()
+        for candidate in (Path(root), Path(root) / "steps")
+        for step in load_course()
+    )
 
 
 def progress_line(submission, done, count, lang="en"):
@@ -119,8 +136,15 @@ def progress_line(submission, done, count, lang="en"):
     if submission.problem:
         return words("progress_problem", done=done, count=count, name=submission.name, problem=submission.problem)
     steps = [step.number for step in load_course()]
-    return words("progress", done=done, count=count, name=submission.name, earned=credit_count(submission, steps), steps=len(steps),
-                 seconds=time_cell(submission, lang))
+    return words(
+        "progress",
+        done=done,
+        count=count,
+        name=submission.name,
+        earned=credit_count(submission, steps),
+        steps=len(steps),
+        seconds=time_cell(submission, lang),
+    )
 
 
 def budget_used_up(submission, lang, budget):
@@ -129,7 +153,9 @@ def budget_used_up(submission, lang, budget):
         return False
     message = Words("budget", budget=budget)
     results = [*submission.results, *(r for rs in submission.credit.values() for r in rs)]
-    return any(r.message == message for r in results) or any(holds(p.message, message) for p in submission.predictions or [])
+    return any(r.message == message for r in results) or any(
+        holds(p.message, message) for p in submission.predictions or []
+    )
 
 
 def cell(results, lang="en", root=None, own_step=False):
@@ -145,7 +171,11 @@ def cell(results, lang="en", root=None, own_step=False):
     if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in results):
         return words(CheckStatus.NOT_IMPLEMENTED)
     first = next(r for r in results if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED))
-    if first.status == CheckStatus.TIMEOUT and first.duration == 0.0 and getattr(first.message, "key", None) == "budget":
+    if (
+        first.status == CheckStatus.TIMEOUT
+        and first.duration == 0.0
+        and getattr(first.message, "key", None) == "budget"
+    ):
         return words("budget_used")  # never run: the learner's BUDGET ran out, not their code
     if first.status == CheckStatus.ERROR:
         message = first.said(lang).splitlines()[0] if first.message else ""
@@ -176,8 +206,15 @@ def table(outcome, lang="en"):
     course's verdict per step, then the credit, the time, the predictions and the summary."""
     words = words_of("class", lang)
     steps = [step.number for step in load_course()]
-    header = [words("learner"), *(words("step", n=n) for n in steps), words("credit"), words("time"), words("similarity"), words("predictions"),
-              words("summary")]
+    header = [
+        words("learner"),
+        *(words("step", n=n) for n in steps),
+        words("credit"),
+        words("time"),
+        words("similarity"),
+        words("predictions"),
+        words("summary"),
+    ]
     rows = [header]
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
@@ -187,8 +224,17 @@ def table(outcome, lang="en"):
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
             earned = words("credit_cell", earned=credit_count(submission, steps), steps=len(steps))
-        rows.append([submission.name, *cells, earned, time_cell(submission, lang), likeness_cell(submission, outcome.similar, lang),
-                     prediction_cell(submission, lang), line])
+        rows.append(
+            [
+                submission.name,
+                *cells,
+                earned,
+                time_cell(submission, lang),
+                likeness_cell(submission, outcome.similar, lang),
+                prediction_cell(submission, lang),
+                line,
+            ]
+        )
     return rows
 
 
@@ -244,8 +290,12 @@ def summary_line(submission, steps, lang="en", root=None):
     first = words("first", step=failing, cell=cell(by_step[failing], lang, root)) if failing else ""
     return words(
         "line",
-        name=submission.name, passed=len(passed), steps=len(steps), first=first,
-        checks=len(submission.results), checks_passed=sum(r.status == CheckStatus.PASSED for r in submission.results),
+        name=submission.name,
+        passed=len(passed),
+        steps=len(steps),
+        first=first,
+        checks=len(submission.results),
+        checks_passed=sum(r.status == CheckStatus.PASSED for r in submission.results),
     ) + words("line_credit", earned=credit_count(submission, steps), steps=len(steps))
 
 
@@ -298,22 +348,36 @@ def _write_run(outcome, out, lang, bom, graded_at):
         if submission.impl is None:  # not graded: why, and what was found where
             _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
         else:  # what `make check` would write, with the messages cleaned as the feedback's are
-            run_of_one = CheckRun(steps, submission.name, feedback.cleaned(submission.results, submission, outcome.root),
-                                  predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root), lang=lang)
+            run_of_one = CheckRun(
+                steps,
+                submission.name,
+                feedback.cleaned(submission.results, submission, outcome.root),
+                predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root),
+                lang=lang,
+            )
             reporters.write_for_learner(run_of_one, out, submission.name)
         text = feedback.markdown(submission, outcome.root, row, graded_at, lang)
         (out / "feedback" / f"{submission.name}.md").write_text(text, encoding="utf-8")
         title = words_of("class", lang)("fb_title", name=submission.name)
         (out / "feedback" / f"{submission.name}.html").write_text(feedback.html(text, lang, title), encoding="utf-8")
-        summary[submission.name] = {"digest": submission.digest, "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
-                                    "cells": row[1:1 + len(steps)]}
+        summary[submission.name] = {
+            "digest": submission.digest,
+            "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
+            "cells": row[1 : 1 + len(steps)],
+        }
     (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 def _write_not_graded(submission, path):
     entry = submission.source.name if submission.source else submission.name
-    record = {"learner": submission.name, "graded": False, "entry": entry, "problem": submission.problem, "found": submission.found,
-              "checks": []}  # as a graded learner's file has them
+    record = {
+        "learner": submission.name,
+        "graded": False,
+        "entry": entry,
+        "problem": submission.problem,
+        "found": submission.found,
+        "checks": [],
+    }  # as a graded learner's file has them
     path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
@@ -335,7 +399,15 @@ def changes(before, after, lang="en"):
         if then is None:
             lines.append(words("change_new", name=name))
         elif then.get("credit") != now["credit"] or then.get("cells") != now["cells"]:
-            lines.append(words("change_moved", name=name, before=len(then.get("credit", [])), after=len(now["credit"]), steps=len(now["cells"])))
+            lines.append(
+                words(
+                    "change_moved",
+                    name=name,
+                    before=len(then.get("credit", [])),
+                    after=len(now["credit"]),
+                    steps=len(now["cells"]),
+                )
+            )
     lines += [words("change_gone", name=name) for name in before if name not in after]
     return lines
 
@@ -345,15 +417,28 @@ def markdown(outcome, rows, lang="en"):
     steps = [step.number for step in load_course()]
     heading = words("heading", root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
     lines = [f"# {heading}", ""]
-    problems = outcome.lab_problems + [say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived]
+    problems = outcome.lab_problems + [
+        say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived
+    ]
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
     lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
-    header = [words("learner"), words("credit"), *(words("step", n=n) for n in steps), words("time"), words("similarity"), words("predictions")]
+    header = [
+        words("learner"),
+        words("credit"),
+        *(words("step", n=n) for n in steps),
+        words("time"),
+        words("similarity"),
+        words("predictions"),
+    ]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for submission, row in zip(outcome.submissions, rows[1:]):
-        name, cells, earned, seconds, alike, predicted = row[0], row[1:1 + len(steps)], *row[1 + len(steps):5 + len(steps)]
+        name, cells, earned, seconds, alike, predicted = (
+            row[0],
+            row[1 : 1 + len(steps)],
+            *row[1 + len(steps) : 5 + len(steps)],
+        )
         if not submission.problem:
             cells = [f"{credit_cell(submission, n, lang, outcome.root)} · {course}" for n, course in zip(steps, cells)]
         lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, alike, predicted)) + " |")
@@ -377,12 +462,22 @@ def glance(outcome, lang="en", now=None):
             continue
         stuck = next((n for n in steps if not credit.earned(submission.credit.get(n, []))), None)
         if stuck is not None:
-            lines.append(f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}{last}")
+            lines.append(
+                f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}{last}"
+            )
     lines += ["", f"### {words('clauses_failed')}", ""]
-    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in clauses_failed(outcome)] or ["-"]
+    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in clauses_failed(outcome)] or [
+        "-"
+    ]
     caught = mutants_caught(outcome)
     if caught is not None:
-        lines += ["", f"### {words('class_mutants')}", "", f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |", "|---|---|---|"]
+        lines += [
+            "",
+            f"### {words('class_mutants')}",
+            "",
+            f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |",
+            "|---|---|---|",
+        ]
         for mutant, hits, wrote in caught:
             review = words("review_mark") if mutant.worksheet else ""
             lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=wrote)} |")
@@ -396,8 +491,15 @@ def clauses_failed(outcome):
     failing = {}
     for submission in (s for s in outcome.submissions if not s.problem):
         for n in steps:
-            bad = next((r for r in submission.credit.get(n, []) if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
-            for clause in (credit.own_clauses(bad) if bad else []):
+            bad = next(
+                (
+                    r
+                    for r in submission.credit.get(n, [])
+                    if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)
+                ),
+                None,
+            )
+            for clause in credit.own_clauses(bad) if bad else []:
                 failing.setdefault(clause, set()).add(submission.name)
     return sorted(failing.items(), key=lambda item: (-len(item[1]), item[0]))
 
@@ -410,7 +512,12 @@ def mutants_caught(outcome):
         return None
     found = []
     for mutant in load_mutants():
-        wrote = [p for s in graded for p in s.predictions or [] if p.step == mutant.step and p.status == PredictionStatus.WRITTEN]
+        wrote = [
+            p
+            for s in graded
+            for p in s.predictions or []
+            if p.step == mutant.step and p.status == PredictionStatus.WRITTEN
+        ]
         found.append((mutant, sum(p.caught(mutant.id) for p in wrote), len(wrote)))
     return found
 

@@ -34,7 +34,11 @@ def targets(name, impl, implementation, steps):
     reference = read(SOLUTIONS_DIR, label="solutions")
     found = []
     for number in steps:
-        own = [replace(f, steps=(number,)) if number in f.steps else f for f in implementation.files if f.steps and min(f.steps) <= number]
+        own = [
+            replace(f, steps=(number,)) if number in f.steps else f
+            for f in implementation.files
+            if f.steps and min(f.steps) <= number
+        ]
         others = [replace(f, steps=()) for f in reference.files if number not in f.steps]
         files = tuple((f.steps, str(f.path), f.text, f.refused) for f in (*own, *others))
         found.append(Target(target_id(number), (number,), impl=str(impl), files=files))
@@ -47,7 +51,7 @@ def split(results, name):
     credit = {}
     for result in results:
         if result.target.startswith(PREFIX):
-            credit.setdefault(int(result.target[len(PREFIX):]), []).append(replace(result, target=name))
+            credit.setdefault(int(result.target[len(PREFIX) :]), []).append(replace(result, target=name))
     return course, credit
 
 

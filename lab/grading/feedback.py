@@ -35,13 +35,17 @@ def html(text, lang, title):
     """The Markdown feedback as one self-contained page: no script, nothing to fetch, and HTML in a
     message shown as text."""
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
-    return (f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{markup.escape(title)}</title>\n'
-            f"<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n")
+    return (
+        f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{markup.escape(title)}</title>\n'
+        f"<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+    )
 
 
-STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}"
-         "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
-         "pre{background:#f6f6f6;padding:.75rem;overflow-x:auto}")
+STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}"
+    "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
+    "pre{background:#f6f6f6;padding:.75rem;overflow-x:auto}"
+)
 
 
 def markdown(submission, root, cells, graded_at, lang="en"):
@@ -54,18 +58,29 @@ def markdown(submission, root, cells, graded_at, lang="en"):
         return "\n".join([*lines, clean(submission.problem, submission, root), ""])
     earned = sum(credit.earned(submission.credit.get(n, [])) for n in steps)
     lines += [words("fb_credit", earned=earned, steps=len(steps)), "", words("fb_legend"), ""]
-    lines += [f"| {words('fb_col_step')} | {words('fb_col_function')} | {words('credit')} | {words('fb_col_course')} |", "|---|---|---|---|"]
-    for step, course_cell in zip(course, cells[1:1 + len(steps)]):
+    lines += [
+        f"| {words('fb_col_step')} | {words('fb_col_function')} | {words('credit')} | {words('fb_col_course')} |",
+        "|---|---|---|---|",
+    ]
+    for step, course_cell in zip(course, cells[1 : 1 + len(steps)]):
         own = submission.credit.get(step.number, [])
         credit_cell = _cell(own, words)
-        lines.append(f"| {step.number} | `{step.function}` | {credit_cell} | {_md(clean(course_cell, submission, root))} |")
+        lines.append(
+            f"| {step.number} | `{step.function}` | {credit_cell} | {_md(clean(course_cell, submission, root))} |"
+        )
     first_problems = []
     for step in course:
         own = submission.credit.get(step.number, [])
         bad = next((r for r in own if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
         if bad is not None:
-            first_problems += [f"### {words('step', n=step.number)}: `{bad.check}` ({' '.join(credit.own_clauses(bad)) or bad.check})", "",
-                               "```", clean(bad.said(lang), submission, root).strip(), "```", ""]
+            first_problems += [
+                f"### {words('step', n=step.number)}: `{bad.check}` ({' '.join(credit.own_clauses(bad)) or bad.check})",
+                "",
+                "```",
+                clean(bad.said(lang), submission, root).strip(),
+                "```",
+                "",
+            ]
     if first_problems:
         lines += ["", f"## {words('fb_first_problems')}", "", *first_problems]
     lines += ["", f"## {words('predictions')}", "", clean(cells[-2], submission, root), ""]

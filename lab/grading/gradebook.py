@@ -21,12 +21,34 @@ def learner_id(name):
 
 
 def header(steps):
-    columns = ["learner_id", "learner", "digest", "commit", "graded_at", "seconds", "cached", "budget_used_up", "problem", "furthest_step"]
+    columns = [
+        "learner_id",
+        "learner",
+        "digest",
+        "commit",
+        "graded_at",
+        "seconds",
+        "cached",
+        "budget_used_up",
+        "problem",
+        "furthest_step",
+    ]
     for n in steps:
         columns += [f"step{n}_credit", f"step{n}_checks_passed", f"step{n}_checks", f"step{n}_course"]
     for n in steps:
-        columns += [f"step{n}_prediction", f"step{n}_prediction_caught", f"step{n}_prediction_mutants", f"step{n}_prediction_review_caught"]
-    columns += ["similarity_fingerprints", "similarity_reference", "similarity_closest_learner", "similarity_closest", "similarity_flag"]
+        columns += [
+            f"step{n}_prediction",
+            f"step{n}_prediction_caught",
+            f"step{n}_prediction_mutants",
+            f"step{n}_prediction_review_caught",
+        ]
+    columns += [
+        "similarity_fingerprints",
+        "similarity_reference",
+        "similarity_closest_learner",
+        "similarity_closest",
+        "similarity_flag",
+    ]
     return [*columns, "points", "max_points"]
 
 
@@ -36,8 +58,16 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
     passing = [bool(by_step[n]) and all(r.status == CheckStatus.PASSED for r in by_step[n]) for n in steps]
     furthest = next((i for i, ok in enumerate(passing) if not ok), len(steps))
     values = [
-        learner_id(submission.name), submission.name, submission.digest, submission.commit, graded_at,
-        f"{submission.seconds:.1f}", _yes(submission.cached), _yes(submission.budget_used), submission.problem, furthest,
+        learner_id(submission.name),
+        submission.name,
+        submission.digest,
+        submission.commit,
+        graded_at,
+        f"{submission.seconds:.1f}",
+        _yes(submission.cached),
+        _yes(submission.budget_used),
+        submission.problem,
+        furthest,
     ]
     for n, ok in zip(steps, passing):
         own = submission.credit.get(n, [])
@@ -52,11 +82,22 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
         else:
             caught = sum(found.caught(m.id) for m in mutants)
             written = found.status == PredictionStatus.WRITTEN
-            values += [found.status, caught, len(mutants), _yes(found.catches_the_snippet(every_mutant)) if written else "no"]
+            values += [
+                found.status,
+                caught,
+                len(mutants),
+                _yes(found.catches_the_snippet(every_mutant)) if written else "no",
+            ]
     alike = submission.likeness
-    values += [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))] if alike else ["", "", "", "", ""]
+    values += (
+        [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))]
+        if alike
+        else ["", "", "", "", ""]
+    )
     weights = {step.number: step.points for step in load_course()}
-    points = sum(weights[n] for n in steps if credit.earned(submission.credit.get(n, []))) if not submission.problem else 0
+    points = (
+        sum(weights[n] for n in steps if credit.earned(submission.credit.get(n, []))) if not submission.problem else 0
+    )
     return [*values, points, sum(weights[n] for n in steps)]
 
 

@@ -58,7 +58,11 @@ def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True):
     to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
     ran = _run_in_parallel(to_run, time_limit, lang)
     # A check of a partial run hung or crashed: that may change what the others report, run them all.
-    lost = {t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None) for t in to_run if t.checks is not None and _lossy(ran[t.id])}
+    lost = {
+        t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None)
+        for t in to_run
+        if t.checks is not None and _lossy(ran[t.id])
+    }
     ran.update(_run_in_parallel(list(lost.values()), time_limit, lang))
     for target in to_run:
         target = lost.get(target.id, target)
@@ -111,7 +115,11 @@ def _keys(job, time_limit, checker):
     target, text = job.target, job.text
     common = (checker, target.id, repr(target.steps), str(float(time_limit)))
     return Keys(
-        checks={(step, check): cache.key(*common, check, check_text(text, step, check)) for step in target.steps for check in checks_of(step)},
+        checks={
+            (step, check): cache.key(*common, check, check_text(text, step, check))
+            for step in target.steps
+            for check in checks_of(step)
+        },
         whole=cache.key(*common, WHOLE, relevant_text(text, target.steps)),
     )
 

@@ -58,7 +58,10 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
         prediction = Prediction(number, shown, PredictionStatus.NO_PREDICTION)
         predictions.append(prediction)
         if refused:
-            prediction.status, prediction.message = PredictionStatus.REJECTS, Words(refused, file=shown, limit=MAX_FILE >> 20)
+            prediction.status, prediction.message = (
+                PredictionStatus.REJECTS,
+                Words(refused, file=shown, limit=MAX_FILE >> 20),
+            )
             continue
         if not holds_a_prediction(text):
             continue
@@ -105,7 +108,9 @@ def _run(to_run, time_limit, lang, budget, deadline):
             targets.append(Target(f"{REFERENCE}-{number}", (number,), impl=str(SOLUTIONS_DIR)))
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
         # The prediction host (lab/running/prediction_host.py) runs the files with their plugin.
-        results = run(targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST)
+        results = run(
+            targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST
+        )
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
                 result.message = replaced(result.message, copy, original)

@@ -65,13 +65,17 @@ def keep(submission, cache_key):
     integrity check lets cache entries be added during a run, never changed)."""
     if cache.get(NAMESPACE, cache_key) is not None:
         return
-    cache.set(NAMESPACE, cache_key, {
-        "results": [r.as_json() for r in submission.results],
-        "credit": {str(n): [r.as_json() for r in rs] for n, rs in submission.credit.items()},
-        "predictions": None if submission.predictions is None else [p.as_json() for p in submission.predictions],
-        "seconds": submission.seconds,
-        "problem": submission.problem,
-    })
+    cache.set(
+        NAMESPACE,
+        cache_key,
+        {
+            "results": [r.as_json() for r in submission.results],
+            "credit": {str(n): [r.as_json() for r in rs] for n, rs in submission.credit.items()},
+            "predictions": None if submission.predictions is None else [p.as_json() for p in submission.predictions],
+            "seconds": submission.seconds,
+            "problem": submission.problem,
+        },
+    )
 
 
 def commit_of(impl):
@@ -89,7 +93,9 @@ def commit_of(impl):
                 if loose.is_file() and not loose.is_symlink() and ".." not in ref:
                     return loose.read_text(encoding="utf-8", errors="replace").strip()[:40]
                 packed = git / "packed-refs"
-                for line in packed.read_text(encoding="utf-8", errors="replace").splitlines() if packed.is_file() else ():
+                for line in (
+                    packed.read_text(encoding="utf-8", errors="replace").splitlines() if packed.is_file() else ()
+                ):
                     if line.endswith(" " + ref):
                         return line.split(" ")[0][:40]
             except OSError:

@@ -30,7 +30,15 @@ K = 12  # tokens per fingerprinted run: about one short statement
 W = 4  # a shared run of K + W - 1 tokens is always seen
 THRESHOLD = SIMILAR
 MIN_SIZE = 20  # fingerprints: about one step's function; less is too little code to tell
-DROPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
+DROPPED = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENCODING,
+    tokenize.ENDMARKER,
+}
 
 
 @dataclass(frozen=True)
@@ -63,19 +71,23 @@ def tokens(text):
     return found
 
 
-_FSTRING = {getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, name)}
+_FSTRING = {
+    getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, name)
+}
 
 
 def fingerprints(text):
     """The winnowed hashes of text: in every window of W consecutive K-token hashes, the smallest."""
     sequence = tokens(text)
-    hashes = [int.from_bytes(hashlib.blake2b("\0".join(sequence[i:i + K]).encode(), digest_size=8).digest(), "big")
-              for i in range(len(sequence) - K + 1)]
+    hashes = [
+        int.from_bytes(hashlib.blake2b("\0".join(sequence[i : i + K]).encode(), digest_size=8).digest(), "big")
+        for i in range(len(sequence) - K + 1)
+    ]
     if len(hashes) <= W:
         return set(hashes)
     kept = set()
     for start in range(len(hashes) - W + 1):
-        kept.add(min(hashes[start:start + W]))
+        kept.add(min(hashes[start : start + W]))
     return kept
 
 
@@ -116,7 +128,11 @@ def of_class(submissions):
     """Set each submission's likeness (those with step files): to the reference, and to the
     others. Called while the unpacked zips are still there."""
     reference = submission_prints(f.text for f in read(SOLUTIONS_DIR).files if f.text)
-    prints = {s.name: submission_prints(f.text for f in read(s.impl).files if f.text) for s in submissions if s.impl is not None}
+    prints = {
+        s.name: submission_prints(f.text for f in read(s.impl).files if f.text)
+        for s in submissions
+        if s.impl is not None
+    }
     likeness = compare(prints, reference)
     for submission in submissions:
         submission.likeness = likeness.get(submission.name)

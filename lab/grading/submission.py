@@ -67,8 +67,9 @@ def find_submissions(root, workspace=None):
                 continue
             found.append(_located(submission, folder, Path(workspace), course))
         else:
-            found.append(Submission(name, None, problem="class.not_a_submission", source=entry,
-                                    found={name: _kind(entry)}))
+            found.append(
+                Submission(name, None, problem="class.not_a_submission", source=entry, found={name: _kind(entry)})
+            )
     return found
 
 
@@ -83,7 +84,11 @@ def _located(submission, folder, base, course, depth=3):
                 return submission
         names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
         submission.found[str(folder.relative_to(base))] = names[:SHOWN] + (["…"] if len(names) > SHOWN else [])
-        inner = [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith(".") and p.name != "__MACOSX"]
+        inner = [
+            p
+            for p in folder.iterdir()
+            if p.is_dir() and not p.is_symlink() and not p.name.startswith(".") and p.name != "__MACOSX"
+        ]
         if len(inner) != 1:
             break
         folder = inner[0]
@@ -105,7 +110,9 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
     """Fill in the submission's results (and predictions), or the problem that stopped them."""
     began = time.monotonic()
     if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
-        submission.problem = say(submission.problem or "class.no_steps", lang, file=submission.name, **submission.details)
+        submission.problem = say(
+            submission.problem or "class.no_steps", lang, file=submission.name, **submission.details
+        )
         return
     try:  # the budget counts from here: the first read of the files is part of it
         implementation = read(submission.impl, label=submission.name)
@@ -118,10 +125,18 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
         submission.credit = {n: [r for r in submission.results if r.step == n] for n in passing}
         again = [n for n in steps if n not in passing]
         if again:
-            found = run(credit.targets(submission.name, submission.impl, implementation, again), time_limit, lang, budget, deadline=deadline)
+            found = run(
+                credit.targets(submission.name, submission.impl, implementation, again),
+                time_limit,
+                lang,
+                budget,
+                deadline=deadline,
+            )
             submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
-            submission.predictions = predictions.run_predictions(submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline)
+            submission.predictions = predictions.run_predictions(
+                submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline
+            )
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
     finally:

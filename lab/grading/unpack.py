@@ -66,10 +66,13 @@ def unpack(zip_path, workspace_dir):
                         sink.write(chunk)
                 stamp = _stamp(member)  # when the learner last changed it, for "who needs help first"
                 os.utime(target, (stamp, stamp))
-            except (OSError, zipfile.BadZipFile, RuntimeError) as error:  # a member twice, a file where a folder is, encrypted
+            except (
+                OSError,
+                zipfile.BadZipFile,
+                RuntimeError,
+            ) as error:  # a member twice, a file where a folder is, encrypted
                 raise Refused("zip_unreadable", {"error": f"{member.filename}: {error}"}) from None
     return into
-
 
 
 def _stamp(member):

@@ -78,13 +78,20 @@ def completion_lines(steps_dir, lang="en", root=None):
     given = answers(steps_dir)
     missing = sum(answer is None for answer in given)
     words = words_of("learner", lang)
-    lines = [words("complete", count=len(load_course())), words("answered", file=file) if not missing else words("closing", file=file)]
+    lines = [
+        words("complete", count=len(load_course())),
+        words("answered", file=file) if not missing else words("closing", file=file),
+    ]
     for number, (closing, answer) in enumerate(zip(closing_questions(), given), start=1):
         lines.append(f"  {number}. {closing.question[lang]}")
         if answer:
             lines += [INDENT + words("your_answer")] + [INDENT + "  " + line for line in answer]
-            lines += [INDENT + words("model_answer")] + [INDENT + "  " + line for line in closing.answer[lang].splitlines()]
+            lines += [INDENT + words("model_answer")] + [
+                INDENT + "  " + line for line in closing.answer[lang].splitlines()
+            ]
     return lines + ([words("unanswered", count=missing, file=file)] if missing else [])
+
+
 def closing_lines(outcome, lang="en", root=LAB_ROOT):
     """After a check of the learner's own steps/ that passes every step of the course: the lines
     that end it (the answers file is written first when it is missing); otherwise none."""

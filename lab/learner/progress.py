@@ -40,7 +40,10 @@ def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
 
 def next_step(states):
     """The first step that does not pass yet, or None when the course is complete."""
-    return next((n for n in sorted(states) if states[n] == StepStatus.NOT_STARTED or states[n]["status"] != StepStatus.PASSED), None)
+    return next(
+        (n for n in sorted(states) if states[n] == StepStatus.NOT_STARTED or states[n]["status"] != StepStatus.PASSED),
+        None,
+    )
 
 
 def progress(store, lang="en"):
@@ -48,7 +51,9 @@ def progress(store, lang="en"):
     steps_dir = store.root / "steps"
     states, checked = step_states(steps_dir, store, lang, verdicts.last_time_limit(store))
     course, words = load_course(), words_of("learner", lang)
-    lines = [words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")]
+    lines = [
+        words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")
+    ]
     for step in course:
         state = states[step.number]
         mark = "·" if state == StepStatus.NOT_STARTED else ("✔" if _passes(state) else "✘")

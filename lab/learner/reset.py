@@ -70,7 +70,10 @@ def reset(step, store, lang="en"):
     folder = back_up(step, store, made_by="reset")
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(stub, encoding="utf-8")
-    return ExitStatus.ALL_PASS, [words("backed_up", n=step.number, folder=shown(folder, store.root)), words("reset_done", n=step.number, file=shown(file, store.root))]
+    return ExitStatus.ALL_PASS, [
+        words("backed_up", n=step.number, folder=shown(folder, store.root)),
+        words("reset_done", n=step.number, file=shown(file, store.root)),
+    ]
 
 
 def restore(step, store, lang="en", at=None):
@@ -80,7 +83,9 @@ def restore(step, store, lang="en", at=None):
     words = words_of("learner", lang)
     existing = saved(step, store)
     if not existing:
-        return ExitStatus.SOME_FAIL, [words("no_backup", n=step.number, folder=shown(backups_dir(step, store), store.root))]
+        return ExitStatus.SOME_FAIL, [
+            words("no_backup", n=step.number, folder=shown(backups_dir(step, store), store.root))
+        ]
     if at:
         chosen = [f for i, f in enumerate(existing, start=1) if at.strip() in (f.name, str(i))]
         if not chosen:
@@ -92,7 +97,10 @@ def restore(step, store, lang="en", at=None):
     for name in SAVED_FILES:
         if (source / name).is_file():
             shutil.copy2(source / name, store.root / "steps" / step.dir / name)
-    lines = [words("backed_up", n=step.number, folder=shown(current, store.root)), words("restored", n=step.number, folder=shown(source, store.root))]
+    lines = [
+        words("backed_up", n=step.number, folder=shown(current, store.root)),
+        words("restored", n=step.number, folder=shown(source, store.root)),
+    ]
     return ExitStatus.ALL_PASS, lines + [words("backups_hint", n=step.number)]
 
 
@@ -101,8 +109,12 @@ def listing(step, store, lang="en"):
     words = words_of("learner", lang)
     existing = saved(step, store)
     if not existing:
-        return ExitStatus.ALL_PASS, [words("no_backup", n=step.number, folder=shown(backups_dir(step, store), store.root))]
-    lines = [words("backups_heading", n=step.number, count=len(existing), folder=shown(backups_dir(step, store), store.root))]
+        return ExitStatus.ALL_PASS, [
+            words("no_backup", n=step.number, folder=shown(backups_dir(step, store), store.root))
+        ]
+    lines = [
+        words("backups_heading", n=step.number, count=len(existing), folder=shown(backups_dir(step, store), store.root))
+    ]
     for number, folder in enumerate(existing, start=1):
         by = words("made_by_restore" if made_by(folder) == "restore" else "made_by_reset")
         lines.append(f"  {number:>2}. {folder.name}  {by}: {_holds(step, folder, words)}")
@@ -114,7 +126,9 @@ def _holds(step, folder, words):
     code = folder / STEP_FILE
     if code.is_file():
         text = code.read_text(encoding="utf-8", errors="replace")
-        parts.append(words("holds_stub") if is_stub(text, step.number) else words("holds_code", lines=len(text.splitlines())))
+        parts.append(
+            words("holds_stub") if is_stub(text, step.number) else words("holds_code", lines=len(text.splitlines()))
+        )
     prediction = folder / PREDICTION_FILE
     if prediction.is_file():
         written = holds_a_prediction(prediction.read_text(encoding="utf-8", errors="replace"))

@@ -26,13 +26,20 @@ def keys(steps_dir):
     """step number -> the key of its verdict for the code now in steps_dir."""
     source = assemble(read(steps_dir))
     checker = checker_digest()
-    return {s.number: cache.key(checker, "verdict", str(s.number), relevant_text(source, (s.number,))) for s in load_course()}
+    return {
+        s.number: cache.key(checker, "verdict", str(s.number), relevant_text(source, (s.number,)))
+        for s in load_course()
+    }
 
 
 def summarize(results):
     """A step's verdict from its checks' results: status, counts, the first failing clause."""
     failing = [r for r in results if not r.passed]
-    verdict = {"count": len(results), "passed": len(results) - len(failing), "status": StepStatus.PASSED if results and not failing else StepStatus.FAILING}
+    verdict = {
+        "count": len(results),
+        "passed": len(results) - len(failing),
+        "status": StepStatus.PASSED if results and not failing else StepStatus.FAILING,
+    }
     if failing:
         first = failing[0]
         verdict.update(clause=(first.clauses or [""])[0], check=first.check, check_status=first.status)

@@ -38,7 +38,9 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
         if changes is None:
             import watchfiles  # imported only here: nothing else needs it
 
-            changes = watchfiles.watch(folder, watch_filter=lambda _, path: path.endswith(WATCHED), raise_interrupt=True)
+            changes = watchfiles.watch(
+                folder, watch_filter=lambda _, path: path.endswith(WATCHED), raise_interrupt=True
+            )
         _run(step, check_arguments, lang, folder, root, out, started_by=None)
         for batch in changes:
             _run(step, check_arguments, lang, folder, root, out, started_by=batch)

@@ -68,8 +68,15 @@ def load_course(root=LAB_ROOT):
     """All steps in course order. Numbers come from the order, never from the folder names."""
     return tuple(
         Step(
-            number, entry["dir"], entry["function"], entry["title"], entry["hints"],
-            tuple(entry.get("parameters", ())), entry.get("snippet", ""), entry.get("unmutated", {}), entry.get("points", 1),
+            number,
+            entry["dir"],
+            entry["function"],
+            entry["title"],
+            entry["hints"],
+            tuple(entry.get("parameters", ())),
+            entry.get("snippet", ""),
+            entry.get("unmutated", {}),
+            entry.get("points", 1),
         )
         for number, entry in enumerate(_manifest(root)["steps"], start=1)
     )

@@ -57,5 +57,7 @@ def apply(mutant, reference=None):
     original = reference.file_for(mutant.edits_step).text
     count = original.count(mutant.find)
     if count != 1:
-        raise MutantError(f"{mutant.path.name}: the text to replace occurs {count} times in step {mutant.edits_step}'s reference, not once")
+        raise MutantError(
+            f"{mutant.path.name}: the text to replace occurs {count} times in step {mutant.edits_step}'s reference, not once"
+        )
     return reference.with_text(mutant.edits_step, original.replace(mutant.find, mutant.replace), label=mutant.id)

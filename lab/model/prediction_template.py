@@ -40,6 +40,10 @@ def prediction_template(step, course=None):
     course = course or load_course()
     count = len(course)
     return TEMPLATE.format(
-        n=step.number, function=step.function, count=count, count_word=NUMBER_WORDS.get(count, str(count)),
-        first=course[0].function, second=course[1].function,
+        n=step.number,
+        function=step.function,
+        count=count,
+        count_word=NUMBER_WORDS.get(count, str(count)),
+        first=course[0].function,
+        second=course[1].function,
     )

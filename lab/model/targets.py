@@ -52,7 +52,10 @@ class Target:
 def implementation_of(target):
     """The files of a target: the learner's, the reference's, a mutant's or a module file."""
     if target.files:
-        return Implementation(target.id, tuple(SourceFile(steps, Path(path), text, refused) for steps, path, text, refused in target.files))
+        return Implementation(
+            target.id,
+            tuple(SourceFile(steps, Path(path), text, refused) for steps, path, text, refused in target.files),
+        )
     if target.mutant:
         mutant = next(m for m in load_mutants() if m.id == target.mutant)
         return apply(mutant)
@@ -77,7 +80,9 @@ class Plan:
         if "lease" not in metafunc.fixturenames:
             return
         name = metafunc.definition.originalname
-        targets = [t for t in self.targets if step(metafunc.definition) in t.steps and (t.checks is None or name in t.checks)]
+        targets = [
+            t for t in self.targets if step(metafunc.definition) in t.steps and (t.checks is None or name in t.checks)
+        ]
         metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
 
     def dump(self, path):

@@ -47,8 +47,13 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=None, l
         _excuse_by_kind(mutants, found, ledger)
     clauses.survivors_clauses(mutants, results)
     return Report(
-        impl=label, files=places.texts(), steps_checked=tuple(steps), mutants=mutants, checks=_check_order(results),
-        unused_ledger=ledger.unused(found) if reference else [], matrix=table,
+        impl=label,
+        files=places.texts(),
+        steps_checked=tuple(steps),
+        mutants=mutants,
+        checks=_check_order(results),
+        unused_ledger=ledger.unused(found) if reference else [],
+        matrix=table,
         own_ledger=None if reference else display_path(own_ledger),
     )
 

@@ -23,7 +23,9 @@ def survivors_clauses(mutants, results):
 def clauses_near(mutant, caught, results):
     """The clauses the checks name when catching the caught mutants nearest to mutant's lines;
     of several there, the one that breaks the fewest clauses says most about the code."""
-    neighbours = [(c, _broken(c, mutant.step, results)) for c in caught if c.file == mutant.file and c.function == mutant.function]
+    neighbours = [
+        (c, _broken(c, mutant.step, results)) for c in caught if c.file == mutant.file and c.function == mutant.function
+    ]
     neighbours = [(c, clauses) for c, clauses in neighbours if clauses]
     if not neighbours:
         return []

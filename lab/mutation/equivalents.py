@@ -66,6 +66,7 @@ class Ledger:
                 raise LedgerError("mutation.ledger_incomplete_mutant", file=path.name, entry=entry)
         self.rules += data.get("rule", [])
         self.mutants += data.get("mutant", [])
+
     def match(self, variant):
         """The Equivalence that covers this mutmut Variant, or None."""
         key = (variant.function, variant.original, variant.mutated)
@@ -76,7 +77,11 @@ class Ledger:
     def _match(self, variant):
         removed, added = changed_lines(variant)
         for entry in self.mutants:
-            if entry["function"] == variant.function and removed == entry["before"].splitlines() and added == entry["after"].splitlines():
+            if (
+                entry["function"] == variant.function
+                and removed == entry["before"].splitlines()
+                and added == entry["after"].splitlines()
+            ):
                 return Equivalence(_entry_id(entry), entry["reason"], reason_ja=entry.get("reason_ja"))
         if self._dump(None, variant.original) == self._dump(None, variant.mutated):
             return None  # the same code, only laid out differently: not a mutant any rule covers

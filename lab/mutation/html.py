@@ -35,10 +35,15 @@ pre.diff { margin: 4px 0; } .add { color: #116329; } .del { color: #a40e26; }
 def page(report, lang="en"):
     words = words_of("mutation", lang)
     detected, scored = report.score()
-    figures = {"score": f"<b>{detected}/{scored} = {percent(detected, scored)}%</b>", "equivalent": len(report.equivalents()),
-               "ledger": "<code>mutation/equivalents.toml</code>"}
+    figures = {
+        "score": f"<b>{detected}/{scored} = {percent(detected, scored)}%</b>",
+        "equivalent": len(report.equivalents()),
+        "ledger": "<code>mutation/equivalents.toml</code>",
+    }
     if report.prebuilt():  # about the reference and the lab's checks: only in a report on the reference
-        overall = words("html_overall", **figures, caught=sum(m.detected for m in report.prebuilt()), count=len(report.prebuilt()))
+        overall = words(
+            "html_overall", **figures, caught=sum(m.detected for m in report.prebuilt()), count=len(report.prebuilt())
+        )
     else:
         overall = words("html_overall_yours", **figures, own=f"<code>{escape(report.own_ledger)}</code>")
     parts = [
@@ -59,12 +64,16 @@ def page(report, lang="en"):
 
 
 def _score_table(report, words):
-    head = "".join(f"<th>{words(k)}</th>" for k in ("col_step", "col_function", "col_killed", "col_scored", "col_score"))
+    head = "".join(
+        f"<th>{words(k)}</th>" for k in ("col_step", "col_function", "col_killed", "col_scored", "col_score")
+    )
     rows = [f'<table class="score"><tr>{head}</tr>']
     for step in report.steps():
         detected, scored = report.score(step.number)
         score = f"{percent(detected, scored)}%" if step.number in report.steps_checked else words("not_checked")
-        rows.append(f"<tr><td>{step.number}</td><td><code>{step.function}</code></td><td>{detected}</td><td>{scored}</td><td>{score}</td></tr>")
+        rows.append(
+            f"<tr><td>{step.number}</td><td><code>{step.function}</code></td><td>{detected}</td><td>{scored}</td><td>{score}</td></tr>"
+        )
     return "\n".join(rows) + "</table>"
 
 
@@ -108,14 +117,18 @@ def _mutant(m, words, lang):
     data_status = MutantStatus.EQUIVALENT if m.equivalent else m.status
     killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or words("none")
     reason = escape(m.equivalent.reason_in(lang)) if m.equivalent else ""
-    extra = "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=reason) if m.equivalent else ""
+    extra = (
+        "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=reason)
+        if m.equivalent
+        else ""
+    )
     if m.equivalent and m.equivalent.by_kind:
         extra += f" ({words('by_kind')})"
     return (
         f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(data_status)}" '
         f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '
         f'<span class="status">{escape(status(m, words))}</span> ({words("step", n=m.step)}, {m.function})</summary>'
-        f'{_diff(m.diff)}{words("killed_by", checks=killers)}{extra}</details>'
+        f"{_diff(m.diff)}{words('killed_by', checks=killers)}{extra}</details>"
     )
 
 
@@ -139,8 +152,13 @@ def _matrix(report, words):
         cells = []
         for m in columns:
             status = report.matrix[m.id].get(check)
-            cells.append("<td></td>" if status is None else '<td class="p">&middot;</td>' if status == CheckStatus.PASSED
-                         else f'<td class="k" title="{words("check_" + status)}">&#x2716;</td>')
+            cells.append(
+                "<td></td>"
+                if status is None
+                else '<td class="p">&middot;</td>'
+                if status == CheckStatus.PASSED
+                else f'<td class="k" title="{words("check_" + status)}">&#x2716;</td>'
+            )
         rows.append(f'<tr data-check="{escape(check)}"><th class="c">{escape(check)}</th>{"".join(cells)}</tr>')
     rows.append("</table></div>")
     return "\n".join(rows)

@@ -63,7 +63,9 @@ class Jobs:
     def with_later_steps(self, m):
         """Its run with the later steps too; its own id keeps its cache entry beside the first."""
         steps = tuple(s for s in self.steps if s >= m.step)
-        return matrix.mutant_job(f"{m.id} with later steps", steps, self.by_id[m.id].module(self.source), self.stage_dir)
+        return matrix.mutant_job(
+            f"{m.id} with later steps", steps, self.by_id[m.id].module(self.source), self.stage_dir
+        )
 
     def needs_later_steps(self, m, own):
         """A mutmut mutant that its own step's checks (own: their results) do not kill, when

@@ -16,7 +16,9 @@ class Kind:
     call: str | None  # the innermost call around the change: connect, ThreadPoolExecutor
     argument: str | None  # the keyword argument of that call the change lies in, or drops
     within: str  # the kind of node that holds the changed part: keyword, BoolOp, Call
-    change: tuple  # ("dropped", what) or (before, after): constants and operators as written, other code as "expression"
+    change: (
+        tuple  # ("dropped", what) or (before, after): constants and operators as written, other code as "expression"
+    )
 
 
 def kind_of(before, after):

@@ -22,11 +22,27 @@ def mutmut_mutants(variants, source, places, steps, ledger):
         file, first_line = places.where(first_lines[v.function])
         location, replacement = change_location(v.original, v.mutated, first_line)
         equivalence, step = ledger.match(v), step_of(v.function)
-        status = MutantStatus.EQUIVALENT if equivalence else MutantStatus.NOT_CHECKED if step in steps and v.function in reached else MutantStatus.NO_TESTS
-        mutants.append(Mutant(
-            id=v.name, origin="mutmut", step=step, function=v.function, status=status, diff=v.diff(first_line),
-            file=file, location=location, replacement=replacement, equivalent=equivalence,
-        ))
+        status = (
+            MutantStatus.EQUIVALENT
+            if equivalence
+            else MutantStatus.NOT_CHECKED
+            if step in steps and v.function in reached
+            else MutantStatus.NO_TESTS
+        )
+        mutants.append(
+            Mutant(
+                id=v.name,
+                origin="mutmut",
+                step=step,
+                function=v.function,
+                status=status,
+                diff=v.diff(first_line),
+                file=file,
+                location=location,
+                replacement=replacement,
+                equivalent=equivalence,
+            )
+        )
     return mutants
 
 
@@ -38,14 +54,21 @@ def prebuilt_mutants(reference, places):
     for m in load_mutants():
         line, column, end_line, end_column = text_location(reference, m.find)
         file, first = places.where(line)
-        mutants.append(Mutant(
-            id=m.id, origin="pre-built", step=m.step, function=course[m.edits_step - 1].function,
-            status=MutantStatus.NOT_CHECKED, diff=_prebuilt_diff(m), file=file,
-            location=(first, column, first + end_line - line, end_column), replacement=m.replace, clause=m.clause,
-        ))
+        mutants.append(
+            Mutant(
+                id=m.id,
+                origin="pre-built",
+                step=m.step,
+                function=course[m.edits_step - 1].function,
+                status=MutantStatus.NOT_CHECKED,
+                diff=_prebuilt_diff(m),
+                file=file,
+                location=(first, column, first + end_line - line, end_column),
+                replacement=m.replace,
+                clause=m.clause,
+            )
+        )
     return mutants
-
-
 
 
 def _step_of_function(source, steps):

@@ -91,8 +91,13 @@ def generating(stage_dir=STAGE_DIR, workers=WORKERS):
         yield None
         return
     process = spawn(
-        [sys.executable, "-c", GENERATE.format(workers=workers)], cwd=stage_dir, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, "-c", GENERATE.format(workers=workers)],
+        cwd=stage_dir,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         yield process
@@ -112,7 +117,9 @@ def generated(process, stage_dir=STAGE_DIR):
         except subprocess.TimeoutExpired:
             raise MutmutFailed("mutation.mutmut_hung", seconds=GENERATE_LIMIT) from None
         if process.returncode != 0 or not mutated.exists():
-            raise MutmutFailed("mutation.mutmut_failed", code=process.returncode, folder=stage_dir, output=(output or "")[-3000:])
+            raise MutmutFailed(
+                "mutation.mutmut_failed", code=process.returncode, folder=stage_dir, output=(output or "")[-3000:]
+            )
         _marker(stage_dir).write_text(_source_key(stage_dir), encoding="utf-8")
     return mutated.read_text(encoding="utf-8")
 

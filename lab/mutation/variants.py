@@ -37,14 +37,16 @@ class Variant:
             return f"-{int(hunk[1]) + shift}{hunk[2] or ''} +{int(hunk[3]) + shift}"
 
         # the ---/+++ header goes: the report names both sides
-        return "\n".join(HUNK.sub(renumbered, line, count=1) if line.startswith("@@") else line for line in list(lines)[2:])
+        return "\n".join(
+            HUNK.sub(renumbered, line, count=1) if line.startswith("@@") else line for line in list(lines)[2:]
+        )
 
     def module(self, source):
         """The whole module text with this mutant's function in place of the original one."""
         lines = source.splitlines(keepends=True)
         node = _functions(source)[self.function]
         start = first_line(node) - 1
-        return "".join(lines[:start]) + self.mutated + "\n" + "".join(lines[node.end_lineno:])
+        return "".join(lines[:start]) + self.mutated + "\n" + "".join(lines[node.end_lineno :])
 
 
 def read_variants(mutated_module, module_name, source):

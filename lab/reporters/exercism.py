@@ -12,7 +12,11 @@ from lab.model.results import CheckStatus
 OPTION, HELP = "--exercism", "also write Exercism's results.json (version 3), with a score"
 CLASS_FILE = "exercism/{name}.json"  # check-class: one per learner
 
-STATUS = {CheckStatus.PASSED: "pass", CheckStatus.FAILED: "fail", CheckStatus.NOT_IMPLEMENTED: "fail"}  # anything else: error
+STATUS = {
+    CheckStatus.PASSED: "pass",
+    CheckStatus.FAILED: "fail",
+    CheckStatus.NOT_IMPLEMENTED: "fail",
+}  # anything else: error
 
 
 def as_dict(outcome):

@@ -11,8 +11,11 @@ CLASS_FILE = "junit/{name}.xml"  # check-class: one per learner
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.
 KIND = {
-    CheckStatus.FAILED: "failure", CheckStatus.ERROR: "error", CheckStatus.TIMEOUT: "error",
-    CheckStatus.CRASHED: "error", CheckStatus.NOT_IMPLEMENTED: "skipped",
+    CheckStatus.FAILED: "failure",
+    CheckStatus.ERROR: "error",
+    CheckStatus.TIMEOUT: "error",
+    CheckStatus.CRASHED: "error",
+    CheckStatus.NOT_IMPLEMENTED: "skipped",
 }
 
 
@@ -23,7 +26,10 @@ def as_tree(outcome):
         results = outcome.step_results(number)
         step = course[number - 1]
         suite = ET.SubElement(
-            root, "testsuite", name=f"step {number:02d} {step.function}", tests=str(len(results)),
+            root,
+            "testsuite",
+            name=f"step {number:02d} {step.function}",
+            tests=str(len(results)),
             failures=str(sum(KIND.get(r.status) == "failure" for r in results)),
             errors=str(sum(KIND.get(r.status) == "error" for r in results)),
             skipped=str(sum(KIND.get(r.status) == "skipped" for r in results)),
@@ -31,8 +37,11 @@ def as_tree(outcome):
         )
         for result in results:
             case = ET.SubElement(
-                suite, "testcase", classname=f"step{number:02d}.{step.function}",
-                name=f"{' '.join(result.clauses)} {result.check}", time=f"{result.duration:.3f}",
+                suite,
+                "testcase",
+                classname=f"step{number:02d}.{step.function}",
+                name=f"{' '.join(result.clauses)} {result.check}",
+                time=f"{result.duration:.3f}",
             )
             kind = KIND.get(result.status)
             if kind:

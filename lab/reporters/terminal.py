@@ -27,8 +27,12 @@ from lab.text.messages import words_of
 
 # How the report shows each status of a check: its mark and its colour.
 MARKS = {
-    CheckStatus.PASSED: ("✔", "green"), CheckStatus.FAILED: ("✘", "red"), CheckStatus.ERROR: ("✘", "red"),
-    CheckStatus.NOT_IMPLEMENTED: ("…", "yellow"), CheckStatus.TIMEOUT: ("⏱", "red"), CheckStatus.CRASHED: ("💥", "red"),
+    CheckStatus.PASSED: ("✔", "green"),
+    CheckStatus.FAILED: ("✘", "red"),
+    CheckStatus.ERROR: ("✘", "red"),
+    CheckStatus.NOT_IMPLEMENTED: ("…", "yellow"),
+    CheckStatus.TIMEOUT: ("⏱", "red"),
+    CheckStatus.CRASHED: ("💥", "red"),
 }
 WIDTH = 78  # the label lines are wrapped here: the report fits an 80-column terminal
 
@@ -57,7 +61,9 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
     words = words_of("report", lang)
     course = load_course()
     named = labels(outcome.verdicts)
-    heading = words("heading_steps" if len(outcome.steps) > 1 else "heading", steps=span(outcome.steps), impl=outcome.impl)
+    heading = words(
+        "heading_steps" if len(outcome.steps) > 1 else "heading", steps=span(outcome.steps), impl=outcome.impl
+    )
     console.print(f"[bold]{escape(heading)}[/]")
     for number in outcome.steps:
         step = course[number - 1]
@@ -73,11 +79,41 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
             console.print(f"[bold]{escape(title)}[/]")
         prediction = next((p for p in outcome.predictions if p.step == number), None)
         if verdicts and not folded:  # the mutants before the checks: the first failure ends the screen
-            _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours)
+            _render_mutants(
+                console,
+                words,
+                outcome,
+                number,
+                step,
+                verdicts,
+                clauses,
+                lang,
+                prediction,
+                verbose,
+                expand,
+                seen,
+                named,
+                yours,
+            )
         if not folded:
             _render_checks(console, words, step, results, clauses, outcome.impl, lang, verbose)
         elif verdicts:
-            _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours)
+            _render_mutants(
+                console,
+                words,
+                outcome,
+                number,
+                step,
+                verdicts,
+                clauses,
+                lang,
+                prediction,
+                verbose,
+                expand,
+                seen,
+                named,
+                yours,
+            )
     _render_summary(console, words, outcome, lang, named, seen, closing)
 
 
@@ -90,7 +126,9 @@ def compare_phase(outcome, number, prediction):
     return outcome.step_passes(number) and (not has_file or prediction.written)
 
 
-def _render_mutants(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours):
+def _render_mutants(
+    console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours
+):
     several = len({v.mutant.step for v in outcome.verdicts}) > 1
     if not compare_phase(outcome, number, prediction):
         _render_labels(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, named)
@@ -118,7 +156,11 @@ def _folded_line(words, number, verdicts, prediction):
     caught = sum(not v.survived for v in verdicts)
     line = words("compare_folded", n=number, caught=caught, count=len(verdicts))
     if prediction and prediction.status == PredictionStatus.WRITTEN:
-        tail = words("prediction_snippet_caught" if prediction.catches_the_snippet([v.mutant for v in verdicts]) else "prediction_snippet_missed")
+        tail = words(
+            "prediction_snippet_caught"
+            if prediction.catches_the_snippet([v.mutant for v in verdicts])
+            else "prediction_snippet_missed"
+        )
         line += words("compare_folded_prediction", caught=prediction.caught_count, count=len(verdicts), tail=tail)
     return line + words("compare_folded_more")
 
@@ -172,7 +214,11 @@ def _render_checks(console, words, step, results, clauses, impl, lang="en", verb
         file = impl if impl.endswith(".py") else f"{impl}/{step.dir}/step.py"
         console.print(f"  [yellow]… {escape(words('not_implemented', file=file, count=len(waiting)))}[/]")
         return
-    if len(results) > 1 and len({(r.status, r.message) for r in results}) == 1 and results[0].status != CheckStatus.PASSED:
+    if (
+        len(results) > 1
+        and len({(r.status, r.message) for r in results}) == 1
+        and results[0].status != CheckStatus.PASSED
+    ):
         # One cause for every check of the step (a file that does not load): say it once.
         first = results[0]
         mark, style = MARKS[first.status]
@@ -185,7 +231,7 @@ def _render_checks(console, words, step, results, clauses, impl, lang="en", verb
     failing = [r for r in results if r.status != CheckStatus.PASSED]
     if passing and not verbose:
         console.print(f"  [green]✔[/] {escape(words('passing_count', passed=len(passing), count=len(results)))}")
-    for result in (results if verbose else failing):
+    for result in results if verbose else failing:
         mark, style = MARKS[result.status]
         console.print(f"  [{style}]{mark}[/] {' '.join(result.clauses)}  {result.check}")
         if result.status != CheckStatus.PASSED:
@@ -248,7 +294,9 @@ def _render_mutant(console, words, verdict, clauses, lang, prediction, named):
         console.print(f"        {words('caught_by')}: {', '.join(verdict.killed_by)}")
     if prediction and prediction.status == PredictionStatus.WRITTEN:
         caught = prediction.caught(mutant.id)
-        console.print(f"        [{'green' if caught else 'yellow'}]{words('prediction_caught' if caught else 'prediction_missed')}[/]")
+        console.print(
+            f"        [{'green' if caught else 'yellow'}]{words('prediction_caught' if caught else 'prediction_missed')}[/]"
+        )
     if verdict.passed_by:
         console.print(f"        [dim]{words('still_passes')}: {', '.join(verdict.passed_by)}[/]")
 
@@ -289,5 +337,9 @@ def _render_summary(console, words, outcome, lang, named, seen, closing):
         for verdict in outcome.verdicts:
             if verdict.survived:
                 prediction = next((p for p in outcome.predictions if p.step == verdict.mutant.step), None)
-                shown = verdict.mutant.id if compare_phase(outcome, verdict.mutant.step, prediction) else named[verdict.mutant.id]
+                shown = (
+                    verdict.mutant.id
+                    if compare_phase(outcome, verdict.mutant.step, prediction)
+                    else named[verdict.mutant.id]
+                )
                 console.print(f"  {words('survived')}: {shown}")

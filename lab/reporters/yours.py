@@ -25,7 +25,11 @@ def differences(folder, step):
     reference = _function(SOLUTIONS_DIR / step.dir / STEP_FILE, step.function)
     if mine is None or reference is None or _shape(mine[0]) == _shape(reference[0]):
         return None
-    lines = [line for line in difflib.unified_diff(reference[1], mine[1], lineterm="", n=1) if not line.startswith(("---", "+++"))]
+    lines = [
+        line
+        for line in difflib.unified_diff(reference[1], mine[1], lineterm="", n=1)
+        if not line.startswith(("---", "+++"))
+    ]
     return display_path(file), lines[:LIMIT], max(0, len(lines) - LIMIT)
 
 
@@ -45,5 +49,12 @@ def _function(path, name):
 
 def _shape(node):
     """The function's tree without its docstring: what it does, not how it is written down."""
-    body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str) else node.body
+    body = (
+        node.body[1:]
+        if node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+        and isinstance(node.body[0].value.value, str)
+        else node.body
+    )
     return ast.dump(ast.Module(body=body, type_ignores=[])) + ast.dump(node.args)

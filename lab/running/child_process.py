@@ -41,9 +41,14 @@ def run_child(command, workdir, time_limit, deadline):
     with tempfile.TemporaryFile(dir=workdir) as stderr:
         try:
             child = spawn(
-                [part.replace("{events}", str(writing)) for part in command], CHECKS,
-                cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                env=child_environment(), pass_fds=(writing,),
+                [part.replace("{events}", str(writing)) for part in command],
+                CHECKS,
+                cwd=workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env=child_environment(),
+                pass_fds=(writing,),
             )
         finally:
             os.close(writing)

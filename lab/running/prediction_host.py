@@ -32,7 +32,10 @@ from lab.sandbox.loading import load
 BROKER = "LEASE_LAB_BROKER"  # "REQUESTS_FD,REPLIES_FD" in the prediction child's environment
 CALLS_AT_ONCE = 32  # calls of one prediction in flight; more wait their turn
 MAX_REQUEST = 1 << 20  # bytes of one request of the prediction child
-TIMEOUT_RAISED = {"mro": [["builtins", "TimeoutError"], ["builtins", "OSError"], ["builtins", "Exception"]], "message": ""}
+TIMEOUT_RAISED = {
+    "mro": [["builtins", "TimeoutError"], ["builtins", "OSError"], ["builtins", "Exception"]],
+    "message": "",
+}
 
 
 class Targets:
@@ -92,11 +95,16 @@ def _answer(targets, line, replies, writing):
     except (ValueError, KeyError, TypeError):
         return  # not a request this host makes sense of: the call waits, and times out
     except Exception as error:  # noqa: BLE001 - the target's process could not serve: the call fails
-        answer = {"raised": {"mro": [["builtins", "RuntimeError"]], "message": f"the target could not answer ({type(error).__name__})"}}
+        answer = {
+            "raised": {
+                "mro": [["builtins", "RuntimeError"]],
+                "message": f"the target could not answer ({type(error).__name__})",
+            }
+        }
     data = (json.dumps({"id": ident, **answer}) + "\n").encode()
     with writing:
         while data:
-            data = data[os.write(replies, data):]
+            data = data[os.write(replies, data) :]
 
 
 def relay(events, out, labels):
@@ -142,10 +150,19 @@ def child_command(plan_path, files, confined):
         return [*python, str(plan_path), "{events}", *arguments]
     checks = LAB_ROOT / "checks"
     readable = [
-        (plan_path, confinement.PLAN_INSIDE), LAB_ROOT / "lab", LAB_ROOT / "course.toml", sys.prefix,
-        *(checks / name for name in ("conftest.py", "support.py", "pytest.ini")), *{os.path.dirname(f) for f in files},
+        (plan_path, confinement.PLAN_INSIDE),
+        LAB_ROOT / "lab",
+        LAB_ROOT / "course.toml",
+        sys.prefix,
+        *(checks / name for name in ("conftest.py", "support.py", "pytest.ini")),
+        *{os.path.dirname(f) for f in files},
     ]
-    sandbox = confinement.bwrap(writable=[confinement.SCRATCH_INSIDE], readable=readable, quota=[confinement.HOME_INSIDE], working=confinement.HOME_INSIDE)
+    sandbox = confinement.bwrap(
+        writable=[confinement.SCRATCH_INSIDE],
+        readable=readable,
+        quota=[confinement.HOME_INSIDE],
+        working=confinement.HOME_INSIDE,
+    )
     return [*sandbox, *python, confinement.PLAN_INSIDE, "{events}", *arguments]
 
 
@@ -156,17 +173,26 @@ def main(plan_path, out, files):
     ids = {target.id: label for label, target in labels.items()}
     home = Path(os.environ.get("TMPDIR") or "/tmp")
     child_plan = replace(
-        plan, targets=[asdict(Target(label, target.steps)) for label, target in labels.items()],
+        plan,
+        targets=[asdict(Target(label, target.steps)) for label, target in labels.items()],
         skip=[_relabelled(nodeid, ids) for nodeid in plan.skip],
     )
     child_plan_path = home / "prediction-plan.json"
     child_plan.dump(child_plan_path)
     events, (requests, to_host), (from_host, replies) = os.pipe(), os.pipe(), os.pipe()
-    command = [part.replace("{events}", str(events[1])) for part in child_command(child_plan_path, files, plan.confined)]
+    command = [
+        part.replace("{events}", str(events[1])) for part in child_command(child_plan_path, files, plan.confined)
+    ]
     env = {**os.environ, BROKER: f"{to_host},{from_host}"}
     # Limited as a learner process is, with the memory pytest and Hypothesis need.
     child = spawn(
-        command, TESTS, session=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=home, env=env,
+        command,
+        TESTS,
+        session=False,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        cwd=home,
+        env=env,
         pass_fds=(events[1], to_host, from_host),
     )
     for fd in (events[1], to_host, from_host):

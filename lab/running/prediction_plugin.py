@@ -61,7 +61,12 @@ class Link:
     def __init__(self, fds):
         requests, replies = (int(fd) for fd in fds.split(","))
         self.out, self.answers = os.fdopen(requests, "wb", buffering=0), os.fdopen(replies, "rb")
-        self.ids, self.writing, self.arrived, self.replies = itertools.count(), threading.Lock(), threading.Condition(), {}
+        self.ids, self.writing, self.arrived, self.replies = (
+            itertools.count(),
+            threading.Lock(),
+            threading.Condition(),
+            {},
+        )
         threading.Thread(target=self._read, daemon=True).start()
 
     def call(self, label, name, *args, **kwargs):
@@ -116,7 +121,9 @@ def pytest_runtest_call(item):
             raise
         line = frames[-1].lineno
         source = (linecache.getline(frames[-1].filename, line) or frames[-1].line or "").strip()
-        located = AssertionError(Words("prediction_failed_at", file=str(item.path), line=line, source=source) + f"\n{error}")
+        located = AssertionError(
+            Words("prediction_failed_at", file=str(item.path), line=line, source=source) + f"\n{error}"
+        )
         located.__notes__ = getattr(error, "__notes__", [])
         raise located from error
 
@@ -130,7 +137,9 @@ def pytest_make_collect_report(collector):
     report = yield
     if report.failed and PREDICTION_TEST_NAME.search(collector.path.name):
         lines = [line for line in report.longreprtext.splitlines() if line.strip()]
-        _fail_every_target(collector.config, collector.path, Words("prediction_cannot_run", error="\n".join(lines[-6:])))
+        _fail_every_target(
+            collector.config, collector.path, Words("prediction_cannot_run", error="\n".join(lines[-6:]))
+        )
     return report
 
 
@@ -160,7 +169,13 @@ def _fail_every_target(config, path, message):
     if step is None:
         return
     settled = [
-        {"nodeid": f"{path.name}::test_my_prediction[{target.id}]", "check": "test_my_prediction", "target": target.id, "step": step, "clauses": []}
+        {
+            "nodeid": f"{path.name}::test_my_prediction[{target.id}]",
+            "check": "test_my_prediction",
+            "target": target.id,
+            "step": step,
+            "clauses": [],
+        }
         for target in PLAN.targets
         if step in target.steps
     ]

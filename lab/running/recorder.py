@@ -112,7 +112,9 @@ class Recorder:
             broken = first(call.excinfo.value) if call.excinfo else None
             if isinstance(broken, ClauseBroken):  # a check of several clauses names the one broken
                 found["clauses"] = [broken.clause]
-            self.emit(event="result", **found, status=status, message=as_json(message), duration=round(call.duration, 4))
+            self.emit(
+                event="result", **found, status=status, message=as_json(message), duration=round(call.duration, 4)
+            )
         return report
 
 

@@ -33,7 +33,17 @@ class LabBroken(Exception):
     """The checks themselves could not run: a bug in the lab, not in the code under test."""
 
 
-def run(targets, time_limit=TIME_LIMIT, lang="en", budget=None, arguments=None, confined=None, deadline=None, readable=(), child="lab.running.child"):
+def run(
+    targets,
+    time_limit=TIME_LIMIT,
+    lang="en",
+    budget=None,
+    arguments=None,
+    confined=None,
+    deadline=None,
+    readable=(),
+    child="lab.running.child",
+):
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run
@@ -76,7 +86,13 @@ class _Child:
         python = confinement.lab_python(self.module)
         if not self.confined:
             return [*python, str(plan_path), "{events}", *arguments]
-        return [*confinement.verdict_sandbox(plan_path, self.readable), *python, confinement.PLAN_INSIDE, "{events}", *arguments]
+        return [
+            *confinement.verdict_sandbox(plan_path, self.readable),
+            *python,
+            confinement.PLAN_INSIDE,
+            "{events}",
+            *arguments,
+        ]
 
 
 # What a child needs of the lab: its code, the checks, the reference and the mutants; never the
@@ -139,7 +155,15 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
                 started = None
         if outcome.out_of_time:
             for nodeid in checks:
-                results.setdefault(nodeid, Result(**checks[nodeid], status=CheckStatus.TIMEOUT, message=Words("budget", budget=seconds), duration=0.0))
+                results.setdefault(
+                    nodeid,
+                    Result(
+                        **checks[nodeid],
+                        status=CheckStatus.TIMEOUT,
+                        message=Words("budget", budget=seconds),
+                        duration=0.0,
+                    ),
+                )
             break
         if not checks and outcome.returncode not in (0, 1):
             raise LabBroken(f"the checks could not start (pytest exit {outcome.returncode}):\n{outcome.stderr}")

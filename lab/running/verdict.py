@@ -69,7 +69,11 @@ def first(error):
 # Frames in these folders belong to the lab or to Python, never to the code under test.
 NOT_LEARNER_CODE = tuple(
     str(Path(folder).resolve()) + os.sep
-    for folder in (LAB_ROOT / "lab", LAB_ROOT / "checks", *{sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+    for folder in (
+        LAB_ROOT / "lab",
+        LAB_ROOT / "checks",
+        *{sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")},
+    )
 )
 
 
@@ -78,10 +82,16 @@ def _where(error):
     process saw it, or as this process's traceback shows it (the lab's own code)."""
     if getattr(error, "lab_where", None):
         return Words("at", file=error.lab_where[0], line=error.lab_where[1])
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if not str(Path(f.filename).resolve()).startswith(NOT_LEARNER_CODE)]
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not str(Path(f.filename).resolve()).startswith(NOT_LEARNER_CODE)
+    ]
     return Words("at", file=frames[-1].filename, line=frames[-1].lineno) if frames else ""
 
 
 def _notes(error):
-    notes = [note for note in getattr(error, "__notes__", []) if note.startswith(("Falsifying", "Draw", "state", "    "))]
+    notes = [
+        note for note in getattr(error, "__notes__", []) if note.startswith(("Falsifying", "Draw", "state", "    "))
+    ]
     return ("\n" + "\n".join(notes)) if notes else ""

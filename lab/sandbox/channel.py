@@ -63,7 +63,7 @@ class LearnerProcess:
         try:
             with self.writing:
                 while data:
-                    data = data[self.popen.stdin.write(data):]
+                    data = data[self.popen.stdin.write(data) :]
         except (OSError, ValueError):
             self.kill()  # the reader then reports why the process is gone
         return ident

@@ -72,7 +72,11 @@ def command(scratch, confined, private=False):
     settings = json.dumps(LEARNER.rlimits())
     if not confined:
         return [*server, str(SERVER), settings]
-    sandbox = bwrap(quota=[scratch], readable=[(SERVER, SERVER_INSIDE)]) if private else bwrap(writable=[scratch], readable=[(SERVER, SERVER_INSIDE)])
+    sandbox = (
+        bwrap(quota=[scratch], readable=[(SERVER, SERVER_INSIDE)])
+        if private
+        else bwrap(writable=[scratch], readable=[(SERVER, SERVER_INSIDE)])
+    )
     return [*sandbox, *server, SERVER_INSIDE, settings]
 
 
@@ -84,7 +88,9 @@ def verdict_sandbox(plan, readable):
     a /proc of its own only where a whole one is visible, and bubblewrap finds its own child there
     by its pid. No learner code runs where the host's /proc is seen; the runner ends the child's
     whole session, and each learner process dies with its parent."""
-    return bwrap(readable=[(plan, PLAN_INSIDE), *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc="host", working=HOME_INSIDE)
+    return bwrap(
+        readable=[(plan, PLAN_INSIDE), *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc="host", working=HOME_INSIDE
+    )
 
 
 def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
@@ -115,10 +121,24 @@ def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
     working = working or next(iter([*writable, *quota]), None)
     if working:
         mounts += ["--chdir", str(working), "--setenv", "TMPDIR", str(working)]
-    namespaces = ["--unshare-all"] if proc == "own" else ["--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    namespaces = (
+        ["--unshare-all"]
+        if proc == "own"
+        else ["--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    )
     return [
-        "bwrap", *namespaces, "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
-        *mounts, "--setenv", "MALLOC_ARENA_MAX", "2",
+        "bwrap",
+        *namespaces,
+        "--die-with-parent",
+        "--new-session",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        *mounts,
+        "--setenv",
+        "MALLOC_ARENA_MAX",
+        "2",
     ]
 
 
@@ -126,7 +146,13 @@ def start(scratch, confined, private=False):
     """A running learner server, its channel on stdin and stdout (a process.Child). It sets its
     hard limits itself; confined, it runs in a pids cgroup of its own where the lab runs as root."""
     return spawn(
-        command(scratch, confined, private), replace(LEARNER, group=confined), self_limited=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
-        cwd="/" if private and confined else scratch, env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2", "TMPDIR": str(scratch)},
+        command(scratch, confined, private),
+        replace(LEARNER, group=confined),
+        self_limited=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+        cwd="/" if private and confined else scratch,
+        env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2", "TMPDIR": str(scratch)},
     )

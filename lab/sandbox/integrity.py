@@ -39,7 +39,9 @@ def fingerprint():
 
 
 def _caches():
-    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for name in CACHES for path in _files(LAB_ROOT / name)}
+    return {
+        str(path): hashlib.sha256(path.read_bytes()).hexdigest() for name in CACHES for path in _files(LAB_ROOT / name)
+    }
 
 
 def changes(before, after):
@@ -55,4 +57,6 @@ def _files(root):
         return [root]
     if not root.is_dir():
         return []
-    return sorted(path for path in root.rglob("*") if (path.is_file() or path.is_symlink()) and "__pycache__" not in path.parts)
+    return sorted(
+        path for path in root.rglob("*") if (path.is_file() or path.is_symlink()) and "__pycache__" not in path.parts
+    )

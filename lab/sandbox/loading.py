@@ -28,7 +28,12 @@ def load(process, implementation, known, settings, one_by_one=False):
     callables = set()
     for index, batch in enumerate(batches):
         try:
-            reply = process.ask("load", settings.time_limit + (0 if one_by_one else REPLY_GRACE), files=[r for _, r in batch], fresh=index == 0)
+            reply = process.ask(
+                "load",
+                settings.time_limit + (0 if one_by_one else REPLY_GRACE),
+                files=[r for _, r in batch],
+                fresh=index == 0,
+            )
         except (Stalled, ChannelLost) as stopped:
             file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
             raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit, lang)) from None

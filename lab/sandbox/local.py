@@ -76,7 +76,6 @@ class LocalModule:
             process.join()
         return answers
 
-
     def start(self, name, args, pause_at=None):
         """name(*args) in a process of its own, not waited for, held before its statement number
         `pause_at` (server.Pauser); a Forked."""
@@ -90,7 +89,9 @@ class Forked:
         fork = multiprocessing.get_context("fork")
         self._messages, send = fork.Pipe(duplex=False)
         self._resumed, self._ended = fork.Event(), None
-        self._process = fork.Process(target=_held_call, args=(function, args, pause_at, send, self._resumed), daemon=True)
+        self._process = fork.Process(
+            target=_held_call, args=(function, args, pause_at, send, self._resumed), daemon=True
+        )
         self._process.start()
         send.close()
 
@@ -112,7 +113,11 @@ class Forked:
     def answer(self, timeout):
         """(what the call returned or raised, the number of statements it ran)."""
         if self._ended is None:
-            self._ended = self._messages.recv() if self._messages.poll(timeout) else {"answer": TimeoutError(f"no answer within {timeout:g} s"), "statements": None}
+            self._ended = (
+                self._messages.recv()
+                if self._messages.poll(timeout)
+                else {"answer": TimeoutError(f"no answer within {timeout:g} s"), "statements": None}
+            )
         self._process.kill()
         self._process.join()
         return self._ended["answer"], self._ended["statements"]
@@ -126,7 +131,9 @@ def _held_call(function, args, pause_at, send, resumed):
         try:
             answer = function(*args)
         except Exception as error:  # noqa: BLE001 - sent back as the answer, in a form that pickles
-            answer = error if isinstance(error, NotImplementedError) else RuntimeError(f"{type(error).__name__}: {error}")
+            answer = (
+                error if isinstance(error, NotImplementedError) else RuntimeError(f"{type(error).__name__}: {error}")
+            )
         send.send({"answer": answer, "statements": pauser.count})
     finally:
         posix._exit(0)
@@ -143,7 +150,9 @@ def _answer(function, args, start, send):
         try:
             answer = function(*args)
         except Exception as error:  # noqa: BLE001 - sent back as the answer, in a form that pickles
-            answer = error if isinstance(error, NotImplementedError) else RuntimeError(f"{type(error).__name__}: {error}")
+            answer = (
+                error if isinstance(error, NotImplementedError) else RuntimeError(f"{type(error).__name__}: {error}")
+            )
         send.send(answer)
     finally:
         posix._exit(0)

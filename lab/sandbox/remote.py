@@ -115,7 +115,9 @@ class Started:
     def paused(self, timeout):
         """True once the call is held, False once it ended without reaching the statement."""
         with self._racer.arrived:
-            self._racer.arrived.wait_for(lambda: self._held or self._ident in self._racer.replies or self._racer.lost, timeout)
+            self._racer.arrived.wait_for(
+                lambda: self._held or self._ident in self._racer.replies or self._racer.lost, timeout
+            )
             return self._held
 
     def done(self):
@@ -176,7 +178,9 @@ def opened(target, implementation, step, settings):
         except CheckTimeout:  # the files ran out the check's time while loading: a failure of
             # the check's setup, which pytest records only for an Exception
             process.kill()
-            raise LoadFailure(say("load_hung", settings.lang, file=implementation.label, limit=settings.time_limit)) from None
+            raise LoadFailure(
+                say("load_hung", settings.lang, file=implementation.label, limit=settings.time_limit)
+            ) from None
         if step in problems:
             function = load_course()[step - 1].function
             raise LoadFailure(say("cannot_check", settings.lang, step=step, problem=problems[step], function=function))

@@ -49,7 +49,7 @@ def main(limits):
         data = (json.dumps(message) + "\n").encode()
         with lock:
             while data:
-                data = data[os.write(channel_out, data):]
+                data = data[os.write(channel_out, data) :]
 
     server = Server(reply)
     workers = Workers(lambda request: reply(server.call(request)))
@@ -109,7 +109,12 @@ class Server:
         for file in request["files"]:
             self.files[file["filename"]] = file["shown"]
             problem = self._run(file["text"], file["filename"])
-            ran.append({"problem": problem, "callables": [name for name, value in list(self.module.__dict__.items()) if callable(value)]})
+            ran.append(
+                {
+                    "problem": problem,
+                    "callables": [name for name, value in list(self.module.__dict__.items()) if callable(value)],
+                }
+            )
         return {"files": ran}
 
     def _run(self, text, filename):
@@ -122,7 +127,12 @@ class Server:
             exec(code, self.module.__dict__)
         except BaseException as error:  # noqa: BLE001 - learner code may raise anything, SystemExit too
             where = self._where(error.__traceback__)
-            return {"kind": "raised", "line": where[1] if where else None, "type": type(error).__name__, "error": _text(error)}
+            return {
+                "kind": "raised",
+                "line": where[1] if where else None,
+                "type": type(error).__name__,
+                "error": _text(error),
+            }
         return None
 
     def call(self, request):

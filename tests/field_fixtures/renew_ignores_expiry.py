@@ -30,9 +30,7 @@ def enqueue(path, job_id):
 def state(path, job_id):
     """Read one job's stored row as a dict, or None when there is no such job."""
     with closing(sqlite3.connect(path)) as conn:
-        row = conn.execute(
-            "SELECT id, owner, until, fence, result, done FROM jobs WHERE id=?", (job_id,)
-        ).fetchone()
+        row = conn.execute("SELECT id, owner, until, fence, result, done FROM jobs WHERE id=?", (job_id,)).fetchone()
     return dict(zip(("id", "owner", "until", "fence", "result", "done"), row)) if row else None
 
 
@@ -47,9 +45,7 @@ def claim(path, job_id, owner, now, ttl):
             conn.execute("ROLLBACK")
             return None
         fence = row[2] + 1
-        conn.execute(
-            "UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?", (owner, now + ttl, fence, job_id)
-        )
+        conn.execute("UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?", (owner, now + ttl, fence, job_id))
         conn.execute("COMMIT")
     return fence
 
@@ -60,7 +56,7 @@ def renew(path, job_id, owner, fence, now, ttl):
         raise ValueError(f"ttl must be positive, got {ttl!r}")
     with closing(sqlite3.connect(path)) as conn, conn:
         cursor = conn.execute(
-            "UPDATE jobs SET until=? WHERE id=? AND owner=? AND fence=? AND done=0", (now+ttl, job_id, owner, fence)
+            "UPDATE jobs SET until=? WHERE id=? AND owner=? AND fence=? AND done=0", (now + ttl, job_id, owner, fence)
         )
     return cursor.rowcount == 1
 
@@ -69,7 +65,8 @@ def complete(path, job_id, owner, fence, now, result):
     """Store the result only while the caller holds the current lease."""
     with closing(sqlite3.connect(path)) as conn, conn:
         cursor = conn.execute(
-            "UPDATE jobs SET result=?, done=1 WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?", (result, job_id, owner, fence, now)
+            "UPDATE jobs SET result=?, done=1 WHERE id=? AND owner=? AND fence=? AND done=0 AND until>?",
+            (result, job_id, owner, fence, now),
         )
     return cursor.rowcount == 1
 

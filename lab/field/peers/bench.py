@@ -58,7 +58,9 @@ class Slices:
 
     def __init__(self, artifact, scratch):
         command = environment.contender("bench", scratch, artifact)
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         self.settings = self._answer()
 
     def rate(self, name, seconds):
@@ -72,7 +74,9 @@ class Slices:
         if not line:
             self.process.wait(ANSWER_SECONDS)
             said = self.process.stderr.read().strip().splitlines()
-            raise environment.PeersUnavailable(f"contender.py bench: {said[-1] if said else f'exit status {self.process.returncode}'}")
+            raise environment.PeersUnavailable(
+                f"contender.py bench: {said[-1] if said else f'exit status {self.process.returncode}'}"
+            )
         return json.loads(line)
 
     def close(self):
@@ -106,7 +110,10 @@ def run(artifact, scratch, duration):
 def render(contenders, duration, lang="en", console=None):
     console = console or Console(highlight=False, soft_wrap=True, width=132)
     words = words_of("field", lang)
-    table = Table(title=words("peers_bench_title", duration=duration, rounds=len(contenders[0].rates), slice=SLICE), title_justify="left")
+    table = Table(
+        title=words("peers_bench_title", duration=duration, rounds=len(contenders[0].rates), slice=SLICE),
+        title_justify="left",
+    )
     for key in ("p_contender", "p_takes", "p_settings", "p_pairs", "p_spread", "p_times", "p_spread"):
         table.add_column(words(key), justify="left" if key in ("p_contender", "p_takes", "p_settings") else "right")
     for c in contenders:
@@ -114,7 +121,15 @@ def render(contenders, duration, lang="en", console=None):
         shown = f"{c.name} {c.version}" if c.name != "artifact" else words("p_the_artifact", file=c.version)
         settings = words(own["connection"], journal=c.journal, synchronous=c.synchronous)
         (low, high), (ratio_low, ratio_high) = quartiles(c.rates), quartiles(c.ratios)
-        table.add_row(shown, words(own["takes"]), settings, f"{c.rate:.0f}", f"{low:.0f}–{high:.0f}", f"{c.ratio:.2f}", f"{ratio_low:.2f}–{ratio_high:.2f}")
+        table.add_row(
+            shown,
+            words(own["takes"]),
+            settings,
+            f"{c.rate:.0f}",
+            f"{low:.0f}–{high:.0f}",
+            f"{c.ratio:.2f}",
+            f"{ratio_low:.2f}–{ratio_high:.2f}",
+        )
     console.print(table)
     console.print(words("peers_bench_meaning"))
     if duration < STEADY:
@@ -124,8 +139,22 @@ def render(contenders, duration, lang="en", console=None):
 def write(contenders, out, duration):
     out = Path(out) if Path(out).is_absolute() else LAB_ROOT / out
     out.mkdir(parents=True, exist_ok=True)
-    rows = [asdict(c) | {"median_rate": c.rate, "rate_quartiles": quartiles(c.rates), "median_ratio": c.ratio, "ratio_quartiles": quartiles(c.ratios)} for c in contenders]
-    record = {"bench_time": duration, "slice_seconds": SLICE, "packages": list(environment.PACKAGES), "contenders": rows}
+    rows = [
+        asdict(c)
+        | {
+            "median_rate": c.rate,
+            "rate_quartiles": quartiles(c.rates),
+            "median_ratio": c.ratio,
+            "ratio_quartiles": quartiles(c.ratios),
+        }
+        for c in contenders
+    ]
+    record = {
+        "bench_time": duration,
+        "slice_seconds": SLICE,
+        "packages": list(environment.PACKAGES),
+        "contenders": rows,
+    }
     path = out / "peers.json"
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return path

@@ -63,7 +63,9 @@ class Artifact:
         return {"id": job, "owner": worker, "fence": self.lease.claim(self.db, job, worker, self.now, TTL)}
 
     def finish(self, handle):
-        return self.lease.complete(self.db, handle["id"], handle["owner"], handle["fence"], self.now, f"{handle['owner']}'s result")
+        return self.lease.complete(
+            self.db, handle["id"], handle["owner"], handle["fence"], self.now, f"{handle['owner']}'s result"
+        )
 
     def expire(self):
         self.now += TTL * 1.2  # the caller's clock: the lease runs out when now passes until
@@ -193,7 +195,11 @@ class PersistQueue:
         reader = self.module.SQLiteAckQueue(self.path, auto_resume=False)
         status = next(item["status"] for item in reader.queue() if item["id"] == handle["id"])
         reader.close()
-        names = {int(value): name for name, value in vars(self.module.sqlackqueue.AckStatus).items() if not name.startswith("_")}
+        names = {
+            int(value): name
+            for name, value in vars(self.module.sqlackqueue.AckStatus).items()
+            if not name.startswith("_")
+        }
         return {"id": handle["id"], "status": names[int(status)]}
 
     def pair(self):
@@ -237,7 +243,12 @@ def story(contender):
 def bench(contenders):
     """Answer each slice the lab asks for; the filling is outside the timing."""
     ready, wanted = dict.fromkeys(contenders, 0), dict.fromkeys(contenders, POOL)
-    print(json.dumps({name: contender.connection() | {"version": contender.version()} for name, contender in contenders.items()}), flush=True)
+    print(
+        json.dumps(
+            {name: contender.connection() | {"version": contender.version()} for name, contender in contenders.items()}
+        ),
+        flush=True,
+    )
     for line in sys.stdin:
         asked = json.loads(line)
         name = asked["name"]
@@ -246,7 +257,9 @@ def bench(contenders):
             contender.fill(wanted[name] - ready[name])
             ready[name] = wanted[name]
         pairs, start = 0, time.perf_counter()
-        while pairs < ready[name] and (pairs < 1 or time.perf_counter() - start < asked["seconds"]):  # an empty pool ends a slice early
+        while pairs < ready[name] and (
+            pairs < 1 or time.perf_counter() - start < asked["seconds"]
+        ):  # an empty pool ends a slice early
             contender.pair()
             pairs += 1
         ready[name] -= pairs

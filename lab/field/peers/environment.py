@@ -47,7 +47,11 @@ def _run(command):
     except subprocess.TimeoutExpired:
         raise PeersUnavailable(f"{' '.join(command[:4])}: no answer after {INSTALL_SECONDS} s") from None
     if done.returncode != 0:
-        said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip() and not line.startswith("WARNING")]
+        said = [
+            line
+            for line in (done.stderr or done.stdout).splitlines()
+            if line.strip() and not line.startswith("WARNING")
+        ]
         raise PeersUnavailable(f"{' '.join(command[:4])}: {' / '.join(said[-3:]) or f'exit status {done.returncode}'}")
 
 

@@ -25,9 +25,24 @@ STORY_SECONDS = 60  # three stories of a fraction of a second each, on a loaded 
 # artifact) or taken (a queue), what
 # a worker takes and acknowledges with, and the connection it works through (with its settings).
 WORDS = {
-    "artifact": {"again": "p_again_artifact", "why": "p_why_artifact", "takes": "p_takes_artifact", "connection": "p_connection_artifact"},
-    "litequeue": {"again": "p_again_litequeue", "why": "p_why_litequeue", "takes": "p_takes_litequeue", "connection": "p_connection_litequeue"},
-    "persist-queue": {"again": "p_again_persist_queue", "why": "p_why_persist_queue", "takes": "p_takes_persist_queue", "connection": "p_connection_persist_queue"},
+    "artifact": {
+        "again": "p_again_artifact",
+        "why": "p_why_artifact",
+        "takes": "p_takes_artifact",
+        "connection": "p_connection_artifact",
+    },
+    "litequeue": {
+        "again": "p_again_litequeue",
+        "why": "p_why_litequeue",
+        "takes": "p_takes_litequeue",
+        "connection": "p_connection_litequeue",
+    },
+    "persist-queue": {
+        "again": "p_again_persist_queue",
+        "why": "p_why_persist_queue",
+        "takes": "p_takes_persist_queue",
+        "connection": "p_connection_persist_queue",
+    },
 }
 
 
@@ -39,13 +54,17 @@ def play(artifact, scratch):
     except subprocess.TimeoutExpired:
         raise environment.PeersUnavailable(f"contender.py story: no answer after {STORY_SECONDS} s") from None
     if done.returncode != 0:
-        raise environment.PeersUnavailable(f"contender.py story: {(done.stderr.strip().splitlines() or [f'exit status {done.returncode}'])[-1]}")
+        raise environment.PeersUnavailable(
+            f"contender.py story: {(done.stderr.strip().splitlines() or [f'exit status {done.returncode}'])[-1]}"
+        )
     return json.loads(done.stdout)
 
 
 def held(stories):
     """The story holds: each contender handed the same one out twice, and only the artifact refused A."""
-    return all(s["same_taken_twice"] for s in stories) and all(s["late_accepted"] == (s["name"] != "artifact") for s in stories)
+    return all(s["same_taken_twice"] for s in stories) and all(
+        s["late_accepted"] == (s["name"] != "artifact") for s in stories
+    )
 
 
 def render(stories, lang="en", console=None):
@@ -59,7 +78,11 @@ def render(stories, lang="en", console=None):
         as_told = story["late_accepted"] == (story["name"] != "artifact")  # the why in own words holds only then
         why = words(own["why"] if as_told else "p_why_otherwise", changed=_changed(story))
         verdict = words("p_accepted" if story["late_accepted"] else "p_refused", why=why)
-        shown = f"{story['name']} {story['version']}" if story["name"] != "artifact" else words("p_the_artifact", file=story["version"])
+        shown = (
+            f"{story['name']} {story['version']}"
+            if story["name"] != "artifact"
+            else words("p_the_artifact", file=story["version"])
+        )
         table.add_row(shown, words(own["again"]), story["finished_b"], story["late"], verdict)
     console.print(table)
     console.print(words("peers_story_held" if held(stories) else "peers_story_broken"))
