@@ -67,11 +67,7 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
             continue
         mutants = [m for m in every_mutant if m.step == number]
         key = _key(text, mutants, time_limit)
-        stored = cache.get(NAMESPACE, key) if use_cache else None
-        if stored is not None:
-            _settle(prediction, [Result(**r) for r in stored], mutants)
-            prediction.cached = True
-        else:
+        if not (use_cache and _settled_from_cache(prediction, key, mutants)):
             to_run[number] = (prediction, text, mutants, key)
     if to_run:
         try:
@@ -84,6 +80,23 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
             if deadline is None or time.monotonic() < deadline:
                 cache.set(NAMESPACE, key, [r.as_json() for r in own])
     return predictions
+
+
+def cached_prediction(step, text, time_limit):
+    """(the prediction text of step settled as its last run left it, the step's mutants), or None
+    when text never ran under time_limit: what `make progress` shows without running anything."""
+    mutants = [m for m in load_mutants() if m.step == step]
+    prediction = Prediction(step, "", PredictionStatus.NO_PREDICTION)
+    return (prediction, mutants) if _settled_from_cache(prediction, _key(text, mutants, time_limit), mutants) else None
+
+
+def _settled_from_cache(prediction, key, mutants):
+    stored = cache.get(NAMESPACE, key)
+    if stored is None:
+        return False
+    _settle(prediction, [Result(**r) for r in stored], mutants)
+    prediction.cached = True
+    return True
 
 
 def _key(text, mutants, time_limit):
