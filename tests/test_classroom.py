@@ -13,6 +13,7 @@ from learner_folders import fingerprint, make_learner
 
 import lab.grading.classroom as classroom
 from lab.grading import kill_matrix
+from lab.model.checks import checks_of
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
 from lab.model.status import ExitStatus
@@ -154,6 +155,15 @@ def test_a_learner_out_of_budget_gets_the_rest_reported_not_run(tmp_path):
     results = run([Target("slow", (5,), impl=str(impl))], time_limit=1, budget=2.5)
     assert results and all(r.status in ("timeout", "passed") for r in results)
     assert any("time budget of 2.5 s" in r.said("en") for r in results)
+
+
+def test_a_budget_used_up_before_the_checks_are_collected_reports_each_of_them(tmp_path):
+    """No pytest process can collect the checks in a budget of a millisecond: every check of every
+    step is still reported, as not run for the budget, not as a step with no checks."""
+    impl = make_learner(tmp_path / "ada", "complete", checkout=False)
+    results = run([Target("ada", (1, 2), impl=str(impl))], time_limit=1, budget=0.001)
+    assert [(r.step, r.check) for r in results] == [(s, c) for s in (1, 2) for c in checks_of(s)]
+    assert all(r.status == "timeout" and "time budget of 0.001 s" in r.said("en") for r in results)
 
 
 @pytest.mark.parametrize("name", sorted(ONE_BUG))

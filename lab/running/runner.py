@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from lab.model.checks import check_files
+from lab.model.checks import check_files, checks_of
 from lab.model.course import LAB_ROOT
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
@@ -154,6 +154,7 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
                 results[event["nodeid"]] = Result(**{k: v for k, v in event.items() if k != "event"})
                 started = None
         if outcome.out_of_time:
+            checks = checks or _uncollected(plan)
             for nodeid in checks:
                 results.setdefault(
                     nodeid,
@@ -176,6 +177,24 @@ def _run_until_settled(plan, workdir, budget, arguments, child):
     for nodeid, check in checks.items():
         results.setdefault(nodeid, Result(**check, status=CheckStatus.ERROR, message=NOT_RUN, duration=0.0))
     return [results[nodeid] for nodeid in checks]
+
+
+def _uncollected(plan):
+    """{node id: check} of every check the plan's targets would run, named from the check files:
+    the budget ran out before pytest collected them, and each is reported, none forgotten."""
+    return {
+        f"{target['id']}::{step}::{name}": {
+            "nodeid": f"{target['id']}::{step}::{name}",
+            "check": name,
+            "target": target["id"],
+            "step": step,
+            "clauses": [],
+        }
+        for target in plan.targets
+        for step in target["steps"]
+        for name in checks_of(step)
+        if target.get("checks") is None or name in target["checks"]
+    }
 
 
 def _give_up_after(lost, losses, checks, results):
