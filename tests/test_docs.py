@@ -2,8 +2,10 @@
 `make help` in both languages, its help in the catalogue, and a --help that answers (as
 sqlite-utils' tests/test_docs.py does for its commands)."""
 
+import argparse
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -57,3 +59,67 @@ def test_every_verb_has_its_help_in_both_languages_and_answers_help(verb, capsys
 def test_the_makefile_runs_only_verbs_of_the_tree():
     run = set(re.findall(r"-m lab ([a-z-]+)", MAKEFILE))
     assert run and run <= set(VERBS)
+
+
+def parsers(parser):
+    """The parser and every parser below it: each verb's, each sub-verb's (dev check, lease claim)."""
+    yield parser
+    for action in parser._actions:  # argparse keeps its sub-parsers only here
+        if isinstance(action.choices, dict):
+            for sub in action.choices.values():
+                yield from parsers(sub)
+
+
+def helps(lang):
+    """{(command path, option): its help line} of every option of every (sub-)verb, in lang."""
+    return {
+        (" ".join(parser.path), action.dest): action.help
+        for parser in parsers(build_parser(lang))
+        for action in parser._actions
+        if action.help not in (None, argparse.SUPPRESS) and not isinstance(action.choices, dict)
+    }
+
+
+def test_every_option_of_every_verb_has_its_own_help_in_each_language():
+    english, japanese = helps("en"), helps("ja")
+    assert english.keys() == japanese.keys() and len(english) > 80
+    same = [place for place in english if english[place] == japanese[place]]
+    assert not same, f"options whose help is not translated: {same}"
+    assert not [place for place, text in japanese.items() if re.search(r"\b(the|of|and)\b", text)]
+
+
+@pytest.mark.parametrize(
+    "argv,english,japanese",
+    [
+        (["check", "3", "--time-limit", "abc"], "'abc' is not a valid value", "'abc' は使える値ではありません"),
+        (["chek"], "'chek' is not one of 'check'", "'chek' は 'check'"),
+        (["class"], "missing: dir", "足りない引数: dir"),
+        (["check", "3", "--bogus"], "not understood: --bogus", "解釈できない引数: --bogus"),
+        (["check", "3", "--json"], "--json: a value must follow it", "--json: 後ろに値が必要です"),
+    ],
+)
+def test_a_mistake_in_what_was_typed_is_one_line_in_the_language_of_the_command(argv, english, japanese, tmp_path):
+    for lang, expected in (("en", english), ("ja", japanese)):
+        done = subprocess.run(
+            [sys.executable, "-m", "lab", *argv, "--lang", lang],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and not done.stdout, done
+        assert done.stderr.count("\n") == 1 and expected in done.stderr, done.stderr
+
+
+def test_argparse_own_words_are_in_the_language_of_the_command(capsys):
+    with pytest.raises(SystemExit):
+        build_parser("ja", "check").parse_args(["check", "--help"])
+    shown = capsys.readouterr().out
+    assert shown.startswith("使い方: python -m lab check") and "\n位置引数:\n" in shown and "\nオプション:\n" in shown
+    assert "このヘルプを表示して終了する" in shown and "usage" not in shown and "show this help" not in shown
+
+
+def test_every_help_line_of_the_catalogue_is_some_options_help():
+    used = {key for parser in parsers(build_parser("en")) for key in parser.texts_used}
+    written = {key for key in CATALOGUE["en"] if key.startswith("options.") and not key.startswith("options.usage.")}
+    assert written == used, (written - used, used - written)

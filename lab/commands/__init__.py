@@ -10,7 +10,7 @@ modules that do their work only when they run, so the learner's verbs answer at 
 import importlib
 import sys
 
-from lab.commands.options import OneLineParser
+from lab.commands.parser import ROOT, OneLineParser, typed_language
 from lab.model.course import LAB_ROOT, CourseFormatError, load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
@@ -44,8 +44,8 @@ VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.comman
 def build_parser(lang="en", only=None):
     """The parser of every verb; with only, the options of that verb alone (the others are listed,
     and their modules' imports are spared: a learner's verb answers at once)."""
-    parser = OneLineParser(prog="python -m lab", description=say("verbs.description", lang))
-    verbs = parser.add_subparsers(dest="verb", required=True, parser_class=OneLineParser)
+    parser = OneLineParser(prog=ROOT, description=say("verbs.description", lang), lang=lang)
+    verbs = parser.add_subparsers(dest="verb", required=True)
     for name, module in VERBS.items():
         text = say(f"verbs.{name}", lang)
         sub = verbs.add_parser(name, help=text, description=text)
@@ -57,7 +57,7 @@ def build_parser(lang="en", only=None):
 def main(argv=None, root=LAB_ROOT):
     """The exit status of one command line."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    lang = chosen(root)  # until the command's own --lang is read
+    lang = typed_language(argv) or chosen(root)  # until the command's Settings are made
     try:
         load_course()
     except CourseFormatError as error:

@@ -9,9 +9,7 @@ MAKE_TARGETS = ("artifact",)
 
 def add_arguments(parser):
     options.impl(parser)
-    parser.add_argument(
-        "--out", default=str(LAB_ROOT / "build" / "lease.py"), help="the module file to write (default build/lease.py)"
-    )
+    parser.add_argument("--out", default=str(LAB_ROOT / "build" / "lease.py"))
     options.lang(parser)
 
 

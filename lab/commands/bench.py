@@ -9,19 +9,10 @@ MAKE_TARGETS = ("bench",)
 def add_arguments(parser):
     options.impl(parser)
     options.lang(parser)
-    parser.add_argument(
-        "--duration",
-        type=float,
-        default=0.05,
-        help="seconds per measurement (default 0.05; 48 of them, a preview: use 1 for figures)",
-    )
-    parser.add_argument("--workers", default="1,2,4,8", help="worker process counts (default 1,2,4,8)")
-    parser.add_argument("--out", default="reports/bench", help="where bench.json, bench.svg and bench.png go")
-    parser.add_argument(
-        "--peers",
-        action="store_true",
-        help="then take-and-finish on litequeue and persist-queue beside the artifact (installed into .lab/peers-venv)",
-    )
+    parser.add_argument("--duration", type=float, default=0.05)
+    parser.add_argument("--workers", default="1,2,4,8")
+    parser.add_argument("--out", default="reports/bench")
+    parser.add_argument("--peers", action="store_true")
 
 
 def run(arguments, settings):

@@ -11,29 +11,17 @@ MAKE_TARGETS = ("check-step", "check")
 
 
 def add_arguments(parser):
-    options.step(parser, "a step from 1 to the last (checks steps 1..N), or 'all'")
+    options.step(parser)
     options.impl(parser)
     options.no_mutants(parser)
     options.lang(parser)
     reporters.add_options(parser)
     options.time_limit(parser)
-    options.budget(parser, CHECK_BUDGET, "all the checks of your code")
-    parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
-    parser.add_argument(
-        "--credit",
-        action="store_true",
-        help="step N's own checks only, the reference standing in for every other step (N alone, or each step with 'all'): the credit of a class run",
-    )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="fail (status 1) when a step's prediction does not catch its broken change to review",
-    )
-    parser.add_argument(
-        "--show",
-        choices=("all", "mutants"),
-        help="'all': show every mutant's change and catching checks before the learner predicted (instructors); 'mutants': a compare phase already seen in full again",
-    )
+    options.budget(parser, CHECK_BUDGET)
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--credit", action="store_true")
+    parser.add_argument("--strict", action="store_true")
+    parser.add_argument("--show", choices=("all", "mutants"))
 
 
 def run(arguments, settings):

@@ -9,28 +9,16 @@ MAKE_TARGETS = ("check-class",)
 
 
 def add_arguments(parser):
-    parser.add_argument("dir", help="a folder with one folder per learner (a checkout of the lab, or a steps/ folder)")
-    parser.add_argument(
-        "--out", default=str(LAB_ROOT / "reports" / "class"), help="where class.md, class.csv and learners/*.json go"
-    )
+    parser.add_argument("dir")
+    parser.add_argument("--out", default=str(LAB_ROOT / "reports" / "class"))
     options.lang(parser)
     options.time_limit(parser)
-    options.budget(parser, CLASS_BUDGET, "one learner's whole run")
-    parser.add_argument("--jobs", type=int, default=0, help="learners checked at once (default: one per core)")
-    options.no_mutants(parser, "skip the kill matrix")
-    parser.add_argument(
-        "--no-bom", action="store_true", help="write class.csv and grades.csv as plain UTF-8, without a byte-order mark"
-    )
-    parser.add_argument(
-        "--regrade-all", action="store_true", help="grade every learner again, even those unchanged since the last run"
-    )
-    parser.add_argument(
-        "--similar",
-        type=float,
-        default=SIMILAR,
-        metavar="SHARE",
-        help=f"flag a submission when this share of its own code is found in the reference or a classmate's ({SIMILAR})",
-    )
+    options.budget(parser, CLASS_BUDGET)
+    parser.add_argument("--jobs", type=int, default=0)
+    options.no_mutants(parser)
+    parser.add_argument("--no-bom", action="store_true")
+    parser.add_argument("--regrade-all", action="store_true")
+    parser.add_argument("--similar", type=float, default=SIMILAR, metavar="SHARE")
 
 
 def run(arguments, settings):

@@ -10,9 +10,7 @@ MAKE_TARGETS = ("classroom-workflow",)
 def add_arguments(parser):
     from lab.grading.autograding import WORKFLOW
 
-    parser.add_argument(
-        "--out", default=str(WORKFLOW), help="where the workflow goes (default: .github/workflows/classroom.yml)"
-    )
+    parser.add_argument("--out", default=str(WORKFLOW))
     options.lang(parser)
 
 

@@ -9,16 +9,8 @@ MAKE_TARGETS = ("demo",)
 def add_arguments(parser):
     options.impl(parser)
     options.lang(parser)
-    parser.add_argument(
-        "--unchecked",
-        action="store_true",
-        help="play the story even if IMPL fails its checks, to see a late write accepted",
-    )
-    parser.add_argument(
-        "--peers",
-        action="store_true",
-        help="then the same story on litequeue and persist-queue (installed into .lab/peers-venv)",
-    )
+    parser.add_argument("--unchecked", action="store_true")
+    parser.add_argument("--peers", action="store_true")
 
 
 def run(arguments, settings):

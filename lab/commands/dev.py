@@ -13,20 +13,14 @@ MAKE_TARGETS = ("dev-check",)
 
 
 def add_arguments(parser):
-    actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
-    check = actions.add_parser(
-        "check", help="the course against its tree, then every stub, the reference and every mutant run"
-    )
-    check.add_argument("--no-run", action="store_true", help="only the manifest against the tree: run no check")
+    actions = parser.add_subparsers(dest="action", required=True)
+    check = actions.add_parser("check", help=parser.text("check.about"))
+    check.add_argument("--no-run", action="store_true")
     options.time_limit(check)
-    new = actions.add_parser(
-        "new-step", help="scaffold the next step: its folders, stub, prediction template and manifest entry"
-    )
-    new.add_argument("name", help="the step's folder name without its number, e.g. release-all")
-    new.add_argument("--function", help="the function the step writes (default: NAME with _ for -)")
-    new.add_argument(
-        "--parameters", default="path,job_id", help="its parameters, comma-separated (default path,job_id)"
-    )
+    new = actions.add_parser("new-step", help=parser.text("new-step.about"))
+    new.add_argument("name")
+    new.add_argument("--function")
+    new.add_argument("--parameters", default="path,job_id")
     for action in (check, new):
         options.lang(action)
 

@@ -15,8 +15,8 @@ MAKE_TARGETS = ("equivalent",)
 
 
 def add_arguments(parser):
-    parser.add_argument("id", help="the mutant's id, as the mutation report names it (lease.x_claim__mutmut_19)")
-    parser.add_argument("--why", default="", help="one line: why no input can tell it apart from your code")
+    parser.add_argument("id")
+    parser.add_argument("--why", default="")
     options.impl(parser)
     options.lang(parser)
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: the mutation report's stage of IMPL

@@ -9,7 +9,7 @@ MAKE_TARGETS = ("hint",)
 def add_arguments(parser):
     options.step(parser)
     options.lang(parser)
-    parser.add_argument("--all", action="store_true", help="every question of the step")
+    parser.add_argument("--all", action="store_true")
 
 
 def run(arguments, settings):

@@ -7,7 +7,7 @@ MAKE_TARGETS = ("language",)
 
 
 def add_arguments(parser):
-    parser.add_argument("choice", nargs="?", default="", help="en or ja")
+    parser.add_argument("choice", nargs="?", default="")
     options.lang(parser)
 
 

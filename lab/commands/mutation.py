@@ -21,11 +21,8 @@ OUT_DIR = LAB_ROOT / "reports" / "mutation"
 
 def add_arguments(parser):
     options.impl(parser, default="solutions")
-    parser.add_argument("--out", default=str(OUT_DIR), help="where report.md, mutation.json and index.html go")
-    parser.add_argument(
-        "--ledger",
-        help="your own reviewed equivalents, read for any IMPL but the reference (default: equivalents.toml in IMPL's folder)",
-    )
+    parser.add_argument("--out", default=str(OUT_DIR))
+    parser.add_argument("--ledger")
     options.lang(parser)
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # default: one folder per implementation
 

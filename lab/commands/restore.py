@@ -9,9 +9,7 @@ MAKE_TARGETS = ("restore-step",)
 def add_arguments(parser):
     options.step(parser)
     options.lang(parser)
-    parser.add_argument(
-        "--at", default="", help="the backup to bring back: its folder name or its number in `make backups N`"
-    )
+    parser.add_argument("--at", default="")
 
 
 def run(arguments, settings):

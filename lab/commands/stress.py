@@ -9,10 +9,10 @@ MAKE_TARGETS = ("stress",)
 def add_arguments(parser):
     options.impl(parser)
     options.lang(parser)
-    parser.add_argument("--seconds", type=float, default=3.0, help="how long the workers run (default 3)")
-    parser.add_argument("--seed", type=int, default=None, help="the schedule's seed (default: a new one, printed)")
-    parser.add_argument("--workers", type=int, default=4, help="worker processes at a time (default 4)")
-    parser.add_argument("--keep", metavar="DIR", help="keep the database and the logs in DIR")
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--keep", metavar="DIR")
 
 
 def run(arguments, settings):

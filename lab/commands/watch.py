@@ -11,7 +11,7 @@ def add_arguments(parser):
     options.step(parser)
     options.lang(parser)
     options.no_mutants(parser)
-    parser.add_argument("--verbose", action="store_true", help="every check of every step, even when all pass")
+    parser.add_argument("--verbose", action="store_true")
     options.time_limit(parser)
     reporters.add_options(parser)
 

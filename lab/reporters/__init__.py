@@ -2,7 +2,8 @@
 reporters/index.ts).
 
 The terminal report (terminal.py) is always shown. Every file reporter is a module of this
-package with OPTION and HELP (the option of ``check`` that names its file), CLASS_FILE (the name of
+package with OPTION (the option of ``check`` that names its file; its help is the catalogue's
+options.<option>), CLASS_FILE (the name of
 each learner's file that ``class`` writes, or None) and ``write(outcome, path)``; it words the
 results' facts in ``outcome.lang``. ``check`` and ``watch`` (which runs ``check``) offer each
 one, ``class`` writes each one that has a CLASS_FILE: a new format is one module, added to FILES.
@@ -18,7 +19,7 @@ FILES = (results_json, junit, exercism)
 def add_options(parser):
     """One option per file reporter: --json FILE, --junit FILE, --exercism FILE."""
     for reporter in FILES:
-        parser.add_argument(reporter.OPTION, metavar="FILE", help=reporter.HELP)
+        parser.add_argument(reporter.OPTION, metavar="FILE")
 
 
 def write_chosen(outcome, arguments):

@@ -9,7 +9,7 @@ import json
 
 from lab.model.results import CheckStatus
 
-OPTION, HELP = "--exercism", "also write Exercism's results.json (version 3), with a score"
+OPTION = "--exercism"
 CLASS_FILE = "exercism/{name}.json"  # check-class: one per learner
 
 STATUS = {

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from lab.model.course import load_course
 from lab.model.results import CheckStatus
 
-OPTION, HELP = "--junit", "also write the learner's checks as JUnit XML"
+OPTION = "--junit"
 CLASS_FILE = "junit/{name}.xml"  # check-class: one per learner
 
 # JUnit knows three outcomes besides passing: a failed assertion, an error, a skipped test.

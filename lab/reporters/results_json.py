@@ -6,7 +6,7 @@ from dataclasses import asdict
 from lab.model.results import CheckStatus, MutantStatus
 
 SCHEMA_VERSION = 1
-OPTION, HELP = "--json", "also write the results as JSON"
+OPTION = "--json"
 CLASS_FILE = "learners/{name}.json"  # check-class: one per learner
 
 

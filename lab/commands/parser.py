@@ -1,0 +1,105 @@
+"""The parser of every verb: argparse, worded in the command's language from the catalogue.
+
+An option's help is never written beside it: it is the catalogue's ``options.<command path>.<dest>``
+in the language of the command, the nearest one up the path (``options.lease.claim.job``, else
+``options.lease.job``, else ``options.job``), filled with the option's default. argparse's own
+words (``usage:``, the group titles, ``-h``) come from the catalogue too, and a mistake in what was
+typed is one line in the same language and a UsageError (exit status 2), not usage + exit.
+"""
+
+import argparse
+import functools
+import re
+
+from lab.model.implementation import UsageError
+from lab.text.language import LANGUAGES
+from lab.text.messages import CATALOGUE, say
+
+ROOT = "python -m lab"
+
+# argparse's messages for a mistake (Python 3.11's wording), each with the catalogue key that says
+# the same in the command's language; a message not listed here is shown as argparse wrote it.
+MISTAKES = (
+    (
+        re.compile(r"argument (?P<argument>.+?): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)$"),
+        "choice",
+    ),
+    (re.compile(r"argument (?P<argument>.+?): invalid \w+ value: (?P<value>.+)$"), "value"),
+    (re.compile(r"argument (?P<argument>.+?): expected (one|at least one) argument$"), "expected"),
+    (re.compile(r"argument (?P<argument>.+?): not allowed with argument (?P<other>.+)$"), "not_with"),
+    (re.compile(r"the following arguments are required: (?P<arguments>.+)$"), "required"),
+    (re.compile(r"unrecognized arguments: (?P<arguments>.+)$"), "unrecognized"),
+)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """One verb's parser (or the root's, or a verb's own sub-verb) in the language `lang`."""
+
+    def __init__(self, *arguments, lang="en", **keywords):
+        self.lang = lang
+        self.texts_used = []  # the catalogue keys of its help lines (tests/test_docs.py: none unused)
+        super().__init__(
+            *arguments, add_help=False, formatter_class=functools.partial(_Formatter, lang=lang), **keywords
+        )
+        self.path = self.prog.removeprefix(ROOT).split()  # ["lease", "claim"]: the verbs typed after ROOT
+        self._positionals.title = say("options.usage.positionals", lang)
+        self._optionals.title = say("options.usage.optionals", lang)
+        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS)
+
+    def text(self, name, **values):
+        """The catalogue's text for `name` nearest this parser's place in the command tree."""
+        catalogue = CATALOGUE["en"]
+        for depth in range(len(self.path), -1, -1):
+            key = ".".join(("options", *self.path[:depth], name))
+            if key in catalogue:
+                self.texts_used.append(key)
+                return say(key, self.lang, **values)
+        raise KeyError(f"no text options.{'.'.join(self.path)}.{name} in the catalogue (lab/text/en.toml)")
+
+    def add_argument(self, *names, **keywords):
+        """An argument whose help is the catalogue's (argparse.SUPPRESS hides it, as usual)."""
+        action = super().add_argument(*names, **keywords)
+        if action.help is None:
+            default = "" if action.default in (None, argparse.SUPPRESS) else action.default
+            action.help = self.text(action.dest, default=f"{default:g}" if isinstance(default, float) else default)
+            action.help = action.help.replace("%", "%%")  # argparse fills %(name)s in help texts
+        return action
+
+    def add_subparsers(self, **keywords):
+        """Sub-verbs parsed in this parser's language, with a help line each from the catalogue."""
+        return super().add_subparsers(parser_class=functools.partial(OneLineParser, lang=self.lang), **keywords)
+
+    def error(self, message):
+        raise UsageError(say("options.usage.mistake", self.lang, prog=self.prog, mistake=worded(message, self.lang)))
+
+
+def typed_language(argv):
+    """The language named by --lang in the command line, before it is parsed (the parser's own
+    help and mistakes are worded in it); None when none is named. Settings.of decides the
+    command's language once it is parsed."""
+    for index, word in enumerate(argv):
+        named = word.removeprefix("--lang=") if word.startswith("--lang=") else None
+        if word == "--lang" and index + 1 < len(argv):
+            named = argv[index + 1]
+        if named in LANGUAGES:
+            return named
+    return None
+
+
+def worded(message, lang):
+    """argparse's message about a mistake, in lang."""
+    for pattern, key in MISTAKES:
+        found = pattern.match(message)
+        if found:
+            return say(f"options.usage.{key}", lang, **found.groupdict())
+    return message
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog, lang="en", **keywords):
+        super().__init__(prog, **keywords)
+        self.lang = lang
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        prefix = say("options.usage.prefix", self.lang) if prefix is None else prefix
+        super().add_usage(usage, actions, groups, prefix)
