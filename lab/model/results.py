@@ -73,7 +73,7 @@ class PredictionOutcome(StrEnum):
 
 
 class Text:
-    """Part of a message as facts; ``str()`` is the English, as for lab.text.messages.Said."""
+    """Part of a message as facts; ``str()`` is the English."""
 
     def said(self, lang):
         raise NotImplementedError
@@ -112,6 +112,21 @@ class Words(Text):
 
     def as_json(self):
         return {"key": self.key, "values": {name: as_json(value) for name, value in self.values.items()}}
+
+
+class Said(Exception):
+    """An error whose message is facts (Words), worded in the language of whoever reports it:
+    ``error.said("ja")``; ``str(error)`` is the English."""
+
+    def __init__(self, key, **values):
+        super().__init__(key)
+        self.words = Words(key, **values)
+
+    def said(self, lang="en"):
+        return self.words.said(lang)
+
+    def __str__(self):
+        return self.said()
 
 
 class Phrase(Text):

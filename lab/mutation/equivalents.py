@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT
+from lab.model.results import Said
 from lab.mutation.kinds import kind_of
-from lab.text.messages import Said
 
 LEDGER = LAB_ROOT / "mutation" / "equivalents.toml"
 LEARNER_LEDGER = "equivalents.toml"  # in the learner's folder: steps/equivalents.toml

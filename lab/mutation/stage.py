@@ -18,8 +18,8 @@ from pathlib import Path
 from lab import cache
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
+from lab.model.results import Said
 from lab.process import spawn
-from lab.text.messages import Said
 
 STAGE_DIR = LAB_ROOT / ".mutmut-stage"
 MODULE = "lease"  # the staged module's name: mutmut names its mutants after it (lease.x_claim__mutmut_19)

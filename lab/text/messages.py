@@ -45,18 +45,3 @@ def words_of(table, lang="en"):
         return say(f"{table}.{key}", lang, **values)
 
     return words
-
-
-class Said(Exception):
-    """An error whose message is a key of the catalogue and its values, worded in the language of
-    whoever reports it: ``error.said("ja")``; ``str(error)`` is the English."""
-
-    def __init__(self, key, **values):
-        super().__init__(key)
-        self.key, self.values = key, values
-
-    def said(self, lang="en"):
-        return say(self.key, lang, **self.values)
-
-    def __str__(self):
-        return self.said()
