@@ -91,11 +91,11 @@ def test_every_option_of_every_verb_has_its_own_help_in_each_language():
 @pytest.mark.parametrize(
     "argv,english,japanese",
     [
-        (["check", "3", "--time-limit", "abc"], "'abc' is not a valid value", "'abc' は使える値ではありません"),
-        (["chek"], "'chek' is not one of 'check'", "'chek' は 'check'"),
-        (["class"], "missing: dir", "足りない引数: dir"),
-        (["check", "3", "--bogus"], "not understood: --bogus", "解釈できない引数: --bogus"),
-        (["check", "3", "--json"], "--json: a value must follow it", "--json: 後ろに値が必要です"),
+        (["check", "3", "--time-limit", "abc"], "'abc' is not a valid value", "'abc' は無効な値です"),
+        (["chek"], "'chek' is not one of 'check'", "'chek' は選べません。選べるもの: 'check'"),
+        (["class"], "missing: dir", "次の引数が必要です: dir"),
+        (["check", "3", "--bogus"], "not understood: --bogus", "不明な引数: --bogus"),
+        (["check", "3", "--json"], "--json: a value must follow it", "--json: 直後に値が必要です"),
     ],
 )
 def test_a_mistake_in_what_was_typed_is_one_line_in_the_language_of_the_command(argv, english, japanese, tmp_path):
