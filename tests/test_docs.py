@@ -6,6 +6,7 @@ import argparse
 import re
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -123,3 +124,20 @@ def test_every_help_line_of_the_catalogue_is_some_options_help():
     used = {key for parser in parsers(build_parser("en")) for key in parser.texts_used}
     written = {key for key in CATALOGUE["en"] if key.startswith("options.") and not key.startswith("options.usage.")}
     assert written == used, (written - used, used - written)
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_japanese_help_is_wrapped_by_the_columns_it_takes_on_screen(verb, capsys, monkeypatch):
+    """A wide character takes two columns: the Japanese help of every verb fits an 80-column
+    terminal as the English does (the usage lines are argparse's, which break at spaces)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        build_parser("ja", verb).parse_args([verb, "--help"])
+    shown = capsys.readouterr().out
+    help_lines = shown[shown.index("\n\n") :].splitlines()  # after the usage
+    too_wide = [line for line in help_lines if wrapped_width(line) > 80]
+    assert not too_wide and any(wrapped_width(line) > 60 for line in help_lines), too_wide
+
+
+def wrapped_width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)

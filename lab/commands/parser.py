@@ -10,6 +10,7 @@ typed is one line in the same language and a UsageError (exit status 2), not usa
 import argparse
 import functools
 import re
+import unicodedata
 
 from lab.model.implementation import UsageError
 from lab.text.language import LANGUAGES
@@ -103,3 +104,48 @@ class _Formatter(argparse.HelpFormatter):
     def add_usage(self, usage, actions, groups, prefix=None):
         prefix = say("options.usage.prefix", self.lang) if prefix is None else prefix
         super().add_usage(usage, actions, groups, prefix)
+
+    def _split_lines(self, text, width):
+        return wrapped(self._whitespace_matcher.sub(" ", text).strip(), width)
+
+    def _fill_text(self, text, width, indent):
+        return "\n".join(indent + line for line in wrapped(self._whitespace_matcher.sub(" ", text).strip(), width))
+
+
+# Japanese is written without spaces: a line may break after any wide character, but not before
+# these marks (kinsoku), which stay with what they close.
+NO_BREAK_BEFORE = set("、。，．）」』】〕・ー：；！？)],.:;!?")
+
+
+def wrapped(text, width):
+    """text in lines of at most `width` columns, a wide (CJK) character counting two: broken at a
+    space, or after a wide character, as textwrap breaks English."""
+    lines, line, room = [], "", max(width, 10)
+    for word in re.findall(r"\S+ ?|\s", text):
+        pieces = [word] if not any(_columns(c) == 2 for c in word) else _wide_pieces(word)
+        for piece in pieces:
+            if line and _width(line + piece.rstrip()) > room:
+                lines.append(line.rstrip())
+                line = ""
+            line += piece
+    return [*lines, line.rstrip()] if line.strip() else lines
+
+
+def _wide_pieces(word):
+    """A word with wide characters cut where a line may break: after each wide character, except
+    before a closing mark; runs of narrow characters (a name, a number) stay whole."""
+    pieces = []
+    for char in word:
+        if pieces and (char in NO_BREAK_BEFORE or (_columns(char) == 1 and _columns(pieces[-1][-1]) == 1)):
+            pieces[-1] += char
+        else:
+            pieces.append(char)
+    return pieces
+
+
+def _width(text):
+    return sum(_columns(c) for c in text)
+
+
+def _columns(char):
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
