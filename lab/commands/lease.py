@@ -11,7 +11,7 @@ NAME = "lease"
 MAKE_TARGETS = ("lease",)
 EPILOG = "exit status: 0 done, 1 refused, 2 usage error, 4 busy (another process holds the write lock)"
 HELP = {
-    "job": "the job's id",
+    "job_id": "the job's id",
     "owner": "who calls (A, B, ...)",
     "owners": "who claim at the same time (A B C ...)",
     "fence": "the fence the owner holds",
@@ -20,14 +20,15 @@ HELP = {
 
 
 def add_arguments(parser):
-    from lab.field.lease_call import CALLS, OPTIONS
+    from lab.field.lease_call import CALLS, OPTIONS, parameters_of
 
     parser.epilog = EPILOG
     options.impl(parser)
     options.lang(parser)
     _options(parser)
     calls = parser.add_subparsers(dest="call", required=True, parser_class=type(parser))
-    for verb, (function, names) in CALLS.items():
+    for verb, function in CALLS.items():
+        names = parameters_of(function)
         call = calls.add_parser(verb, help=f"{function}({', '.join(('path', *names))})")
         _options(call, again=True)
         for name in (n for n in names if n not in OPTIONS):
