@@ -7,7 +7,7 @@ from contextlib import closing
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
-from hypothesis.internal.conjecture import engine
+from hypothesis.internal.conjecture import engine, providers
 from support import open_db
 
 from lab.model.course import step_of_check
@@ -71,6 +71,14 @@ def _shrink_within_calls(shrink):
 engine.ConjectureRunner.shrink_interesting_test_cases = _shrink_within_calls(
     engine.ConjectureRunner.shrink_interesting_test_cases
 )
+
+# Hypothesis (6.131 and later) now and then draws a literal found in the source of any "local"
+# module imported so far: here the lab's own code, the reference and the mutants the child
+# loaded. It parsed all of them anew in every child (about 0.06 s of CPU each), and it tied the
+# examples to the lab's wording and to which modules an earlier check happened to import. The
+# checks' strategies say which values matter; the pool of local literals stays empty.
+if hasattr(providers, "_get_local_constants"):
+    providers._get_local_constants = lambda: providers._local_constants
 
 SCHEMA = (
     "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "

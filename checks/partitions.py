@@ -191,7 +191,7 @@ def table(path):
 
 
 class Recording:
-    """The module under test, with each call of its eight functions recorded (the check's step,
+    """The module under test, with each call of its functions recorded (the check's step,
     the function, the partitions its arguments and the table before it are in) as a JSON line."""
 
     def __init__(self, module, step, record):

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from lab.commands.steps import checked_steps as parse_steps
-from lab.model.course import LAB_ROOT
+from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
 
@@ -25,7 +25,7 @@ def test_a_step_number_selects_steps_one_to_n_and_the_mutants_of_n(typed, checke
     assert parse_steps(typed) == (checked, mutated)
 
 
-@pytest.mark.parametrize("typed", ["", "0", "9", "abc", "-1", "4.5"])
+@pytest.mark.parametrize("typed", ["", "0", str(len(load_course()) + 1), "abc", "-1", "4.5"])
 def test_a_mistyped_step_gets_a_one_line_usage_message_and_exit_status_2(typed):
     with pytest.raises(UsageError):
         parse_steps(typed)

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from lab.dev import readme
 from lab.model.course import LAB_ROOT, load_course, step_of_clause
 from lab.model.implementation import STEP_FILE
 from lab.model.mutants import apply, load_mutants
@@ -25,7 +26,7 @@ def test_the_manifest_lists_the_steps_in_the_folders_order():
 @pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
 def test_every_step_has_titles_and_escalating_hints_in_both_languages(step):
     for lang in LANGUAGES:
-        assert step.title[lang].strip()
+        assert step.title[lang].strip() and step.builds[lang].strip()
         assert len(step.hints[lang]) >= 2
         assert all(hint.rstrip().endswith(("?", "？", "か。", "ょう。")) for hint in step.hints[lang]), step.hints[lang]
     assert len(step.hints["en"]) == len(step.hints["ja"])
@@ -107,7 +108,8 @@ def test_the_readme_starts_with_the_two_commands():
     assert first_commands == ["make check-step 1", "make test"]
 
 
-def test_the_readme_lists_every_step_folder_and_function_in_course_order():
-    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| (\d) \| `steps/([\w-]+)/` \| `(\w+)\(", readme, re.MULTILINE)
+def test_the_readmes_step_tables_and_progress_lines_are_made_from_the_manifest():
+    readme_text = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| `steps/([\w-]+)/` \| `(\w+)\(", readme_text, re.MULTILINE)
     assert rows == [(str(s.number), s.dir, s.function) for s in COURSE] * 2  # the English part, then the Japanese one
+    assert readme.made(readme_text, COURSE) == readme_text, readme.problems(LAB_ROOT, COURSE)

@@ -1,6 +1,8 @@
-"""`python -m lab dev check` and `dev new-step`: the course kept whole from course.toml alone.
+"""`python -m lab dev check`, `dev new-step` and `dev update`: the course kept whole from course.toml alone.
 
 new-step runs in a temporary copy of the lab (its own `lab` package on PYTHONPATH), never in this tree.
+A ninth step (tests/fixtures/ninth_step/) is added there as its author would: new-step, its own
+files, its manifest entry filled in, dev update; then the whole lab takes it.
 """
 
 import shutil
@@ -12,16 +14,17 @@ import pytest
 from lab.dev import tree
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.prediction_template import prediction_template
-from lab.model.pristine import prediction_text
+from lab.model.pristine import prediction_text, write_stubs
 from lab.model.status import ExitStatus
 
 COURSE = load_course()
 
 
-def lab(root, *arguments):
+def lab(root, *arguments, timeout=120):
+    """timeout: a bound for a command that hangs, never a measure of speed."""
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "LAB_LANG": "en"}
     return subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=root, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *arguments], cwd=root, env=env, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -83,3 +86,95 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
     ]
     again = lab(copy, "dev", "new-step", "release-all")
     assert again.returncode == ExitStatus.USAGE and again.stderr.count("\n") == 1
+
+
+NINTH_STEP = LAB_ROOT / "tests" / "fixtures" / "ninth_step"
+# What a copy of the lab needs to run its commands and its docs' and manifest's tests.
+LAB_FILES = ("course.toml", "README.md", "pyproject.toml", "Makefile")
+LAB_FOLDERS = ("lab", "checks", "mutants", "solutions", "tests")
+# The tests that enumerate the steps, run in the copy as its own test suite would run them.
+STEP_TESTS = (
+    "tests/test_course.py",
+    "tests/test_dev.py::test_every_shipped_prediction_template_is_the_one_course_toml_makes",
+    "tests/test_dev.py::test_the_tree_is_what_the_manifest_says",
+    "tests/test_glossary.py",
+    "tests/test_readme_languages.py",
+    "tests/test_classroom_workflow.py::test_one_autograding_test_per_step_with_its_points_and_its_credit_command",
+)
+
+
+def _shipped_copy(root):
+    """The lab as shipped at root: its parts, and the stubs and templates git holds, never a learner's work."""
+    for part in LAB_FOLDERS:
+        shutil.copytree(LAB_ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__", ".lab"))
+    for name in LAB_FILES:
+        shutil.copy(LAB_ROOT / name, root)
+    write_stubs(root / "steps")
+    for step in COURSE:
+        (root / "steps" / step.dir / "prediction.py").write_text(prediction_text(step), encoding="utf-8")
+    return root
+
+
+def _authors_part(root):
+    """The ninth step's own files, as its author writes them, and its manifest entry filled in."""
+    written = []
+    for source in sorted(NINTH_STEP.glob("*__*")):
+        target = root.joinpath(*source.name.split("__"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+        written.append(target.relative_to(root).as_posix())
+    manifest = root / "course.toml"
+    text = manifest.read_text(encoding="utf-8")
+    entry = (NINTH_STEP / "course_entry.toml").read_text(encoding="utf-8")
+    manifest.write_text(text[: text.rindex("\n[[steps]]\n")] + entry, encoding="utf-8")
+    return written
+
+
+def _changed(root, shipped):
+    """The lab's files at root (not what its commands wrote: build/, .lab/) that differ from those
+    of the shipped copy, or that it lacks."""
+    sources = [*(root / name for name in LAB_FILES), *(root / part for part in (*LAB_FOLDERS, "steps"))]
+    return {
+        path.relative_to(root).as_posix()
+        for source in sources
+        for path in ([source] if source.is_file() else source.rglob("*"))
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and not (
+            (shipped / path.relative_to(root)).is_file()
+            and (shipped / path.relative_to(root)).read_bytes() == path.read_bytes()
+        )
+    }
+
+
+@pytest.mark.e2e
+def test_a_ninth_step_is_new_step_plus_its_own_files_and_the_lab_takes_it_whole(tmp_path):
+    shipped, root = _shipped_copy(tmp_path / "shipped"), _shipped_copy(tmp_path / "lab")
+    scaffolded = lab(root, "dev", "new-step", "claimable", "--parameters", "path,now")
+    assert scaffolded.returncode == ExitStatus.ALL_PASS, scaffolded.stderr
+    own = _authors_part(root)
+    updated = lab(root, "dev", "update")  # the step tables say what the filled-in entry says
+    assert updated.stdout.split() == [str(root / "README.md")], updated.stdout + updated.stderr
+
+    checked = lab(root, "dev", "check", timeout=1200)  # every stub, the reference and every mutant run
+    assert checked.returncode == ExitStatus.ALL_PASS, checked.stdout + checked.stderr
+    run = lab(root, "check", "9", "--impl", "solutions", timeout=600)
+    assert run.returncode == ExitStatus.ALL_PASS, run.stdout + run.stderr
+    assert "Step 9 · claimable: List the jobs a claim could take: all 2 checks pass" in run.stdout
+    assert run.stdout.count("caught by: test_claimable_") == 3, run.stdout  # each of its mutants
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "LAB_LANG": "en"}
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *STEP_TESTS],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
+
+    # Nothing else was edited: what differs from the lab as shipped is what new-step wrote (the
+    # manifest, every prediction template, README's step tables and progress lines, and the new
+    # step's folders) and the author's own files.
+    prediction_templates = {f"steps/{step.dir}/prediction.py" for step in load_course(root)}
+    assert _changed(root, shipped) == {"course.toml", "README.md", *prediction_templates, *own}

@@ -15,13 +15,13 @@ import pytest
 from rich.console import Console
 
 from lab import commands
-from lab.field import bench, busy, invariants, recovery, refusal, stress, stress_worker
+from lab.field import bench, busy, invariants, lease_call, recovery, refusal, stress, stress_worker
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
 from lab.field.demo import play
 from lab.field.example import fenced_store
 from lab.field.example import worker as example
-from lab.model.course import LAB_ROOT
+from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import ExitStatus
 from lab.text.messages import CATALOGUE
 
@@ -407,10 +407,36 @@ def test_the_lease_tool_help_names_each_function_with_its_arguments():
     done = lab("lease", "--help")
     assert (
         "init_db(path)" in done.stdout
-        and "claim(path, job, owner, now, ttl)" in done.stdout
+        and "claim(path, job_id, owner, now, ttl)" in done.stdout
         and "path, )" not in done.stdout
     )
-    assert "claim_many(path, job, owners, now, ttl)" in done.stdout and "4 busy" in done.stdout
+    assert "claim_many(path, job_id, owners, now, ttl)" in done.stdout and "4 busy" in done.stdout
+    signatures = {step.function: step.parameters for step in load_course()}
+    missing = [
+        f"{function}({', '.join(signatures[function])})"
+        for function in lease_call.CALLS.values()
+        if f"{function}({', '.join(signatures[function])})" not in done.stdout
+    ]
+    assert not missing, f"lease --help does not show course.toml's signatures {missing}"
+
+
+def test_the_lease_tool_passes_each_argument_under_course_tomls_name(tmp_path, capsys):
+    db = tmp_path / "jobs.db"
+    assert lease(db, "init") == 0 and lease(db, "enqueue", "job-1") == 0
+    capsys.readouterr()
+    assert lease(db, "renew", "job-1", "A", "3", "--ttl", "5", "--now", "2", "--json") == 1
+    shown = json.loads(capsys.readouterr().out)
+    renew = next(step for step in load_course() if step.function == "renew")
+    assert tuple(shown["arguments"]) == renew.parameters == ("path", "job_id", "owner", "fence", "now", "ttl")
+    assert shown["arguments"] | {"path": "db"} == {
+        "path": "db",
+        "job_id": "job-1",
+        "owner": "A",
+        "fence": 3,
+        "now": 2.0,
+        "ttl": 5.0,
+    }
+    assert shown["returned"] is False and "never been claimed" in shown["reason"]
 
 
 def played(db, *calls):
@@ -488,9 +514,9 @@ def test_a_refusal_the_row_does_not_explain_is_called_the_implementations_own(tm
             "CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)"
         )
         conn.execute("INSERT INTO jobs VALUES ('job-1', 'A', 10, 3, NULL, 0)")
-    said = refusal.reason(str(db), "complete", {"job": "job-1", "owner": "A", "fence": 3, "now": 4.0}, "en")
+    said = refusal.reason(str(db), "complete", {"job_id": "job-1", "owner": "A", "fence": 3, "now": 4.0}, "en")
     assert said == "the row shows no reason (owner=A fence=3 until=10 done=0): the refusal is the implementation's own"
-    assert refusal.reason(str(db), "claim", {"job": "job-1", "owner": "B", "now": 10.0}, "ja").startswith(
+    assert refusal.reason(str(db), "claim", {"job_id": "job-1", "owner": "B", "now": 10.0}, "ja").startswith(
         "行には拒否する理由がありません"
     )
 

@@ -1,5 +1,5 @@
 """The whole path, played by a learner in a clone of the lab: the first look (nothing given away),
-three kinds of prediction, hint, progress, reset and restore, then the eight steps filled with the
+three kinds of prediction, hint, progress, reset and restore, then every step filled with the
 reference one by one, each checked as it is done."""
 
 import json

@@ -4,6 +4,7 @@ the checks' results; a mutant that no check can call is not run."""
 
 import pytest
 
+from lab.model.course import load_course
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.results import Result
@@ -12,7 +13,7 @@ from lab.mutation.places import Places
 from lab.mutation.variants import Variant
 
 SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
-EVERY_STEP = (1, 2, 3, 4, 5, 6, 7, 8)
+EVERY_STEP = tuple(step.number for step in load_course())
 ONE_FILE = Places.one("solutions.py", SOURCE)
 
 

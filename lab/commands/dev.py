@@ -1,9 +1,11 @@
-"""`python -m lab dev check` and `python -m lab dev new-step NAME`: the course kept whole, for its authors.
+"""`python -m lab dev check`, `dev new-step NAME` and `dev update`: the course kept whole, for its authors.
 
 Like rustlings' `dev check`: the manifest against the tree, every stub unsolved, the reference
 solved, every clause checked and broken by a mutant (or the manifest says why not). `new-step`
 scaffolds the next step's folders and manifest entry; the author then writes its contract,
-reference, checks and mutants, and `dev check` says what is still missing.
+reference, checks and mutants, and `dev check` says what is still missing. Like rustlings' `dev
+update`, `update` writes again what is made from course.toml (the prediction templates, README's
+step tables) once the author has changed it.
 """
 
 from lab.commands import options
@@ -21,7 +23,8 @@ def add_arguments(parser):
     new.add_argument("name")
     new.add_argument("--function")
     new.add_argument("--parameters", default="path,job_id")
-    for action in (check, new):
+    update = actions.add_parser("update", help=parser.text("update.about"))
+    for action in (check, new, update):
         options.lang(action)
 
 
@@ -33,6 +36,12 @@ def run(arguments, settings):
 
         function = arguments.function or arguments.name.replace("-", "_")
         for path in new_step(settings.root, arguments.name, function, tuple(arguments.parameters.split(","))):
+            print(path)
+        return ExitStatus.ALL_PASS
+    if arguments.action == "update":
+        from lab.dev.generated import update
+
+        for path in update(settings.root):
             print(path)
         return ExitStatus.ALL_PASS
     return _check(arguments, settings)

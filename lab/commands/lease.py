@@ -12,14 +12,15 @@ MAKE_TARGETS = ("lease",)
 
 
 def add_arguments(parser):
-    from lab.field.lease_call import CALLS, OPTIONS
+    from lab.field.lease_call import CALLS, OPTIONS, parameters_of
 
     parser.epilog = parser.text("epilog")
     options.impl(parser)
     options.lang(parser)
     _options(parser)
     calls = parser.add_subparsers(dest="call", required=True)
-    for verb, (function, names) in CALLS.items():
+    for verb, function in CALLS.items():
+        names = parameters_of(function)
         call = calls.add_parser(verb, help=f"{function}({', '.join(('path', *names))})")
         _options(call, again=True)
         for name in (n for n in names if n not in OPTIONS):

@@ -2,14 +2,15 @@
 
 Everything here is made from course.toml and the step's name; what only the author can write
 (the contract's clauses, the reference, the checks, the mutants, the titles and hints) is left
-as a TODO that `dev check` and `make test` point at until it is written. Every prediction
-template is written again: each names the course's step count, which has just grown.
+as a TODO that `dev check` and `make test` point at until it is written. The files made from
+course.toml are written again (lab/dev/generated.py): each names the course's steps or their
+count, which has just grown. Once the author has filled in the entry, `dev update` writes them
+from it.
 """
 
+from lab.dev.generated import update
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE, UsageError
-from lab.model.prediction_file import PREDICTION_FILE
-from lab.model.prediction_template import prediction_template
 
 STUB = '''def {function}({signature}):
     """TODO: what {function} returns, in one line.
@@ -35,6 +36,8 @@ parameters = [{parameters}]
 snippet = "TODO: the broken change to review, as the worksheet quotes it"
 title.en = "TODO"
 title.ja = "TODO"
+builds.en = "TODO"
+builds.ja = "TODO"
 hints.en = ["TODO: a question that leads to the contract"]
 hints.ja = ["TODO: 契約へ導く問い"]
 """
@@ -53,17 +56,15 @@ def new_step(root, name, function, parameters):
     entry = ENTRY.format(dir=folder, function=function, parameters=", ".join(f'"{p}"' for p in parameters))
     manifest.write_text(manifest.read_text(encoding="utf-8") + entry, encoding="utf-8")
     load_course.cache_clear()
-    course = load_course(root)
     written = [manifest]
     files = {
         root / "steps" / folder / STEP_FILE: STUB.format(**values),
         root / "steps" / folder / "CONTRACT.md": CONTRACT["en"].format(**values),
         root / "steps" / folder / "CONTRACT.ja.md": CONTRACT["ja"].format(**values),
         root / "solutions" / folder / STEP_FILE: REFERENCE.format(**values),
-        **{root / "steps" / step.dir / PREDICTION_FILE: prediction_template(step, course) for step in course},
     }
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    return written
+    return [*written, *update(root)]

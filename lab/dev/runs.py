@@ -11,7 +11,7 @@ from lab.grading.check import check, every_step
 from lab.model.course import load_course
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.pristine import write_stubs
-from lab.model.status import CheckStatus
+from lab.model.results import CheckStatus
 
 
 def problems(time_limit, lang="en"):

@@ -1,13 +1,15 @@
 """The course manifest against the files of the tree, read without running anything.
 
 Each function returns the problems it finds, one sentence each; none means the tree is what
-course.toml says: every step's files, the reference's signature, the prediction templates made
-from the manifest, a check for every clause and a mutant for every clause or a reason why not.
+course.toml says: every step's files, the reference's signature, the prediction templates and
+README's step tables made from the manifest, a check for every clause and a mutant for every
+clause or a reason why not.
 """
 
 import ast
 import re
 
+from lab.dev import readme
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE
@@ -21,7 +23,13 @@ MUTANT_CLAUSE = re.compile(r"^clause\s*=\s*\"(C\d+\.\d+)\"", re.MULTILINE)
 def problems(root=LAB_ROOT):
     """Every problem of the tree at root, in the order a reader would fix them."""
     course = load_course(root)
-    return [*files(course, root), *signatures(course, root), *templates(course, root), *clauses(course, root)]
+    return [
+        *files(course, root),
+        *signatures(course, root),
+        *templates(course, root),
+        *readme.problems(root, course),
+        *clauses(course, root),
+    ]
 
 
 def files(course, root):
@@ -70,7 +78,7 @@ def templates(course, root):
         path = root / "steps" / step.dir / PREDICTION_FILE
         if path.is_file() and _shipped_prediction(step, path, root) != prediction_template(step, course):
             found.append(
-                f"steps/{step.dir}/{PREDICTION_FILE}: not the template made from course.toml (python -m lab dev new-step writes it)"
+                f"steps/{step.dir}/{PREDICTION_FILE}: not the template made from course.toml (python -m lab dev update writes it)"
             )
     return found
 

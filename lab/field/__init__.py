@@ -1,4 +1,4 @@
-"""The artifact at work: the eight functions as one module, run by real processes.
+"""The artifact at work: every step's function in one module, run by real processes.
 
 `python -m lab demo | stress | bench | lease` land here (from lab/commands/): the worker A/B story
 played by two processes, a stress run with stalls, clock jumps and SIGKILLs, a benchmark against

@@ -17,21 +17,27 @@ from pathlib import Path
 from lab.field import busy, refusal
 from lab.field.artifact import ArtifactBroken, import_file, materialize
 from lab.field.numbers import clock_value
+from lab.model.course import load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
-CALLS = {  # verb -> (function, its arguments after the path, in the contract's order)
-    "init": ("init_db", ()),
-    "enqueue": ("enqueue", ("job",)),
-    "claim": ("claim", ("job", "owner", "now", "ttl")),
-    "claim-many": ("claim_many", ("job", "owners", "now", "ttl")),
-    "renew": ("renew", ("job", "owner", "fence", "now", "ttl")),
-    "complete": ("complete", ("job", "owner", "fence", "now", "result")),
-    "release": ("release", ("job", "owner", "fence")),
-    "state": ("state", ("job",)),
+CALLS = {  # verb -> the function it calls; its arguments are course.toml's signature (parameters_of)
+    "init": "init_db",
+    "enqueue": "enqueue",
+    "claim": "claim",
+    "claim-many": "claim_many",
+    "renew": "renew",
+    "complete": "complete",
+    "release": "release",
+    "state": "state",
 }
 OPTIONS = ("now", "ttl")  # given as --now and --ttl; the others are positional
+
+
+def parameters_of(function):
+    """The function's arguments after the path, in the contract's order, as course.toml names them."""
+    return next(step.parameters[1:] for step in load_course() if step.function == function)
 
 
 def run(arguments, settings):
@@ -53,7 +59,8 @@ def run(arguments, settings):
         raise UsageError(words("db_is_folder", db=arguments.db, example=Path(arguments.db) / "jobs.db"))
     if verb != "init" and not Path(arguments.db).is_file():
         raise UsageError(words("no_database", db=arguments.db))
-    function_name, names = CALLS[verb]
+    function_name = CALLS[verb]
+    names = parameters_of(function_name)
     values = [now if name == "now" else getattr(arguments, name) for name in names]
     module = import_file(materialize(settings.impl, label), lang)
     try:
@@ -112,11 +119,11 @@ def _sentence(verb, a, now, returned, reason, lang):
         return words("cli_init", db=a.db)
     if verb == "state":
         if returned is None:
-            return words("cli_no_job", job=a.job)
+            return words("cli_no_job", job=a.job_id)
         return words("cli_state", **{k: returned.get(k) for k in ("id", "owner", "until", "fence", "done", "result")})
-    function = CALLS[verb][0]
+    function = CALLS[verb]
     key = f"cli_{function}_{'refused' if reason else 'ok'}"
-    values = {"job": a.job, "now": clock_value(now), "reason": reason} | {
+    values = {"job": a.job_id, "now": clock_value(now), "reason": reason} | {
         k: getattr(a, k, None) for k in ("owner", "fence", "result")
     }
     if verb == "claim" and returned is not None:

@@ -24,12 +24,12 @@ def read_row(db, job):
 
 
 def reason(db, function, asked, lang="en"):
-    """The reason in words, for function (claim, renew, ...) called with asked (job, owner, fence, now)."""
+    """The reason in words, for function (claim, renew, ...) called with asked (job_id, owner, fence, now)."""
     words = words_of("field", lang)
-    row = read_row(db, asked["job"])
+    row = read_row(db, asked["job_id"])
     key, values = _why(function, asked, row)
     shown = {f"row_{k}": clock_value(v) if k == "until" else v for k, v in (row or {}).items()}
-    return words(key, job=asked["job"], **values, **shown)
+    return words(key, job=asked["job_id"], **values, **shown)
 
 
 def _why(function, asked, row):

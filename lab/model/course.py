@@ -34,6 +34,7 @@ class Step:
     snippet: str = ""  # the broken change to review, as the worksheet quotes it
     unmutated: dict = field(default_factory=dict)  # clause id -> why no mutant breaks it
     points: int = 1  # the step's weight in grades.csv and in GitHub Classroom's score
+    builds: dict = field(default_factory=dict)  # language -> what the learner builds (README's step tables)
 
     def contract_path(self, lang="en", root=LAB_ROOT):
         name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
@@ -77,6 +78,7 @@ def load_course(root=LAB_ROOT):
             entry.get("snippet", ""),
             entry.get("unmutated", {}),
             entry.get("points", 1),
+            entry.get("builds", {}),
         )
         for number, entry in enumerate(_manifest(root)["steps"], start=1)
     )

@@ -1,4 +1,4 @@
-"""An implementation of the eight functions, and how to turn it into a module.
+"""An implementation of the course's functions, and how to turn it into a module.
 
 An implementation is either a steps-like folder (``NN-name/step.py`` for each step of the
 course) or a single ``.py`` file that defines the functions. A folder's files are executed one

@@ -1,7 +1,7 @@
 """The files of the code under test as the report names them, with their own line numbers.
 
 mutmut mutates one module, the one assemble() makes of the implementation; the learner has no
-such file. A steps-like folder is named as its eight files (steps/04-claim/step.py, line 12 of
+such file. A steps-like folder is named as its step files (steps/04-claim/step.py, line 12 of
 that file), a single .py file as itself.
 """
 

@@ -1,6 +1,6 @@
 """An example worker: pick the next job, claim it, renew while working, fence the effect, complete.
 
-    lease = import_file(materialize(...))          # the artifact: the eight functions
+    lease = import_file(materialize(...))          # the artifact: every step's function
     worker = Worker(lease, "jobs.db", "effects.db", owner="host-a", ttl=30)
     done = worker.run_once(send_invoice)           # None when no job is free
 
@@ -10,7 +10,7 @@ work should then stop. Its return value is the side effect, written to the fence
 the job's id with the worker's fence; then the job is completed with the same fence. A worker that
 stalled past its ttl is refused twice: by the store (a newer fence wrote there) and by complete.
 
-Which job is next is read from the jobs table (the eight functions have no "next job"): the
+Which job is next is read from the jobs table (the artifact has no "next job"): the
 oldest few whose lease has expired and that are not done; claim decides, atomically, who gets
 one. The clock is the caller's, as everywhere in the lab: `clock()` gives `now`.
 """

@@ -35,7 +35,7 @@ def settings(conn):
 
 
 class Artifact:
-    """The lab's eight functions: claim a named job with an owner; complete with owner and fence."""
+    """The artifact's functions: claim a named job with an owner; complete with owner and fence."""
 
     name = "artifact"
 

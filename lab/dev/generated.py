@@ -1,0 +1,29 @@
+"""The files made from course.toml: every step's prediction template and README.md's step tables
+and progress lines. `dev update` writes them (`dev new-step` too, since a new step changes them
+all); `dev check` holds the tree to them (lab/dev/tree.py).
+"""
+
+from lab.dev import readme
+from lab.model.course import load_course
+from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
+from lab.model.prediction_template import prediction_template
+
+
+def update(root):
+    """Write every file made from root's course.toml that differs from it; the paths written.
+
+    A prediction.py that holds a learner's prediction is left as it is."""
+    course = load_course(root)
+    made = {root / "steps" / step.dir / PREDICTION_FILE: prediction_template(step, course) for step in course}
+    readme_path = root / readme.README
+    if readme_path.is_file():
+        made[readme_path] = readme.made(readme_path.read_text(encoding="utf-8"), course)
+    written = []
+    for path, text in made.items():
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current == text or (path.name == PREDICTION_FILE and holds_a_prediction(current)):
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
