@@ -99,7 +99,7 @@ def test_the_table_has_one_row_per_learner_and_one_column_per_step(class_run):
 
 def test_a_zip_nested_as_downloaded_is_graded_and_anything_else_says_what_was_found_where(class_run):
     _, rows, _, out, _, _ = class_run
-    assert rows["ben"][1:10] == ["passed"] * 4 + ["not implemented"] * 4 + ["4/8"]
+    assert rows["ben"][1 : LAST + 2] == ["passed"] * 4 + ["not implemented"] * (LAST - 4) + [f"4/{LAST}"]
     assert rows["notes.txt"][1] == "error: not graded: notes.txt is neither a folder nor a zip file"
     assert rows["gus"][1] == "error: no steps/ folder and no step files in gus/"
     found = json.loads((out / "learners" / "gus.json").read_text(encoding="utf-8"))
@@ -118,10 +118,10 @@ def test_a_zip_nested_as_downloaded_is_graded_and_anything_else_says_what_was_fo
 
 def test_each_cell_says_passed_failed_or_error(class_run):
     _, rows, _, _, _, _ = class_run
-    assert rows["ada"][1:9] == ["passed"] * 8
+    assert rows["ada"][1 : LAST + 1] == ["passed"] * LAST
     assert rows["ben"][1:5] == ["passed"] * 4 and rows["ben"][5:9] == ["not implemented"] * 4
     assert rows["cho"][5].startswith("error: ") and "SyntaxError" in rows["cho"][5]
-    assert rows["eve"][1:9] == ["not implemented"] * 8  # its own checks and conftest changed nothing
+    assert rows["eve"][1 : LAST + 1] == ["not implemented"] * LAST  # its own checks and conftest changed nothing
     assert rows["gus"][1].startswith("error: no steps/ folder")
 
 
@@ -174,8 +174,10 @@ def test_a_bug_counts_once_at_its_own_step(class_run, gradebook, name):
     step = next(m.step for m in load_mutants() if m.id == ONE_BUG[name])
     book = gradebook[name]
     assert [int(book[f"step{n}_credit"]) for n in range(1, LAST + 1)] == [int(n != step) for n in range(1, LAST + 1)]
-    assert book["points"] == "7" and book["max_points"] == "8" and book["furthest_step"] == str(step - 1)
-    assert rows[name][9] == "7/8"
+    assert (
+        book["points"] == str(LAST - 1) and book["max_points"] == str(LAST) and book["furthest_step"] == str(step - 1)
+    )
+    assert rows[name][LAST + 1] == f"{LAST - 1}/{LAST}"
     markdown = (out / "class.md").read_text(encoding="utf-8")
     line = next(line for line in markdown.splitlines() if line.startswith(f"| {name} |"))
     credit_cell = line.split(" | ")[1 + step].split(" · ")[0]
@@ -184,15 +186,15 @@ def test_a_bug_counts_once_at_its_own_step(class_run, gradebook, name):
         and f"C{step}." in credit_cell
         or credit_cell.startswith("error:")
     )
-    if step < 8:  # the course's verdict still fails the later steps that call the broken function
-        assert any(rows[name][n] != "passed" for n in range(step + 1, 9))
+    if step < LAST:  # the course's verdict still fails the later steps that call the broken function
+        assert any(rows[name][n] != "passed" for n in range(step + 1, LAST + 1))
 
 
 def test_the_gradebook_is_numbers_in_english_with_a_bom_and_a_stable_id(class_run, gradebook):
     _, _, _, out, _, _ = class_run
     assert (out / "grades.csv").read_bytes().startswith(b"\xef\xbb\xbfl")
     assert (
-        gradebook["ada"]["points"] == "8"
+        gradebook["ada"]["points"] == str(LAST)
         and gradebook["ada"]["step4_checks_passed"] == gradebook["ada"]["step4_checks"] != "0"
     )
     assert gradebook["ben"]["points"] == "4" and gradebook["ben"]["step5_credit"] == "0"
@@ -252,7 +254,7 @@ def test_a_re_grade_runs_only_the_changed_learner_and_says_what_moved(class_run)
     header, *rows = read_csv(out / "grades.csv")
     cached = {row[1]: row[header.index("cached")] for row in rows if row[1] not in ("gus", "notes.txt")}
     assert cached.pop("bug4") == "no" and set(cached.values()) == {"yes"}
-    assert "bug4: changed (credit 7 -> 8 of 8)" in fixed.stdout
+    assert f"bug4: changed (credit {LAST - 1} -> {LAST} of {LAST})" in fixed.stdout
     assert len(list((out / "runs").iterdir())) == 3 and (out / "latest" / "grades.csv").is_file()
 
 
