@@ -30,6 +30,11 @@ def add_arguments(parser):
         help="fail (status 1) when a step's prediction does not catch its broken change to review",
     )
     parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run every check again, of your code, the mutants and the predictions: reuse nothing from build/cache/ (what they find is kept)",
+    )
+    parser.add_argument(
         "--show",
         choices=("all", "mutants"),
         help="'all': show every mutant's change and catching checks before the learner predicted (instructors); 'mutants': a compare phase already seen in full again",
@@ -42,7 +47,7 @@ def run(arguments, settings):
     from lab.grading import check as checking
     from lab.learner.compared import Seen
     from lab.learner.completion import closing_lines
-    from lab.learner.verdicts import keys_before_check, record_check
+    from lab.learner.verdicts import own_steps, record_check
     from lab.reporters import terminal as report
     from lab.sandbox import confinement
     from lab.store import Store
@@ -52,9 +57,7 @@ def run(arguments, settings):
     if arguments.credit:  # step N alone: its credit does not depend on the other steps
         steps = mutant_steps
     store = Store(settings.root)
-    known = (
-        None if arguments.credit else keys_before_check(settings.impl, store)
-    )  # make progress reads the verdicts of the learner's steps/
+    own = not arguments.credit and own_steps(settings.impl, store)  # the learner's steps/: make progress follows it
     if not confinement.available():
         print(say("unconfined", settings.lang), file=sys.stderr)
     outcome = checking.check(
@@ -64,12 +67,13 @@ def run(arguments, settings):
         settings.time_limit,
         settings.lang,
         settings.impl_label,
+        use_cache=not arguments.fresh,
         strict=arguments.strict,
         budget=settings.budget,
         credit_only=arguments.credit,
     )
     outcome.show_all = arguments.show == "all"
-    seen = Seen(store) if known is not None else None  # the learner's own steps/: later runs fold what was seen
+    seen = Seen(store) if own else None  # later runs fold what was seen
     closing = (
         closing_lines(outcome, settings.lang, store.root) if seen is not None else []
     )  # the course's end writes ANSWERS.md
@@ -82,6 +86,7 @@ def run(arguments, settings):
         yours=settings.impl,
         closing=closing,
     )
-    record_check(known, outcome, store, settings.time_limit)
+    if own:
+        record_check(store, settings.time_limit)
     reporters.write_chosen(outcome, arguments)
     return outcome.exit_status
