@@ -123,6 +123,8 @@ def _placed(line, starts):
     if starts is None:
         return ""
     file = bisect.bisect_right(starts, line) - 1
+    if file < 0:  # before the first file: the heading the assembler writes
+        return f"@{line}\n"
     return f"@{file}:{line - starts[file] + 1}\n"
 
 
