@@ -197,7 +197,7 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
     _, count = kill_matrix.results(every, lang="en")
     assert count == 0 and len(ran) == len(every)
     # Stored as facts, in neither language: each command words them in its own.
-    assert all(r.message == Words("timeout", limit=10.0) and r.duration == 0.0 for r in first)
+    assert all(r.message == Words("timeout", limit=10.0) and r.duration == 0.0 for r in again)
     assert first[0].said("en") != first[0].said("ja")
 
 

@@ -225,7 +225,6 @@ def _store(target, results, keys, found):
     run's when it ran every check and lost one (or ran one that lab.model.checks does not know,
     which no check's key covers)."""
     whole = _lossy(results) or any((r.step, r.check) not in keys.checks for r in results)
-    results = [_quiet(r) for r in results]
     if target.checks is None and whole:
         found.checks, found.whole = {}, results
         _keep(keys, keys.whole, results)
@@ -237,8 +236,9 @@ def _store(target, results, keys, found):
 
 
 def _keep(keys, key, results):
+    """Results are kept without what varies with the machine (the duration)."""
     worded = any(isinstance(r.message, str) and r.message for r in results)
-    cache.set(NAMESPACE, keys.worded(key) if worded else key, [r.as_json() for r in results])
+    cache.set(NAMESPACE, keys.worded(key) if worded else key, [replace(r, duration=0.0).as_json() for r in results])
 
 
 def _steps(names):
@@ -248,11 +248,6 @@ def _steps(names):
 def _lossy(results):
     """Some check hung, crashed, or was never settled: its process was lost."""
     return any(r.status in LOSSES or r.message == NOT_RUN for r in results)
-
-
-def _quiet(result):
-    """Without what varies with the machine: the duration."""
-    return replace(result, duration=0.0)
 
 
 def _run_in_parallel(targets, time_limit, lang, budget=None):
