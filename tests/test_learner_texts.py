@@ -4,6 +4,7 @@ report, the marked differences, and mutant verdicts computed once for every lang
 import io
 import re
 import shutil
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
@@ -191,7 +192,7 @@ def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_pat
     first, count = kill_matrix.results(step4, lang="en")
     assert count == len(step4) and sorted(ran) == sorted(job.target.id for job in step4)
     again, count = kill_matrix.results(step4, lang="ja")
-    assert count == 0 and again == first
+    assert count == 0 and again == [replace(r, duration=0.0) for r in first]  # kept without the time taken
     _, count = kill_matrix.results(every, lang="ja")  # make check after make check-step 4
     assert count == len(every) - len(step4) and len(ran) == len(every)  # only the other steps' mutants ran
     _, count = kill_matrix.results(every, lang="en")
