@@ -9,6 +9,7 @@ which checks it was asked to run; those marked e2e run real checks.
 import ast
 import sqlite3
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -20,7 +21,7 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE, assemble, read
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.model.results import CheckStatus, Result
-from lab.reporters import terminal
+from lab.reporters import results_json, terminal
 
 STEPS = tuple(step.number for step in load_course())
 REFERENCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
@@ -298,3 +299,29 @@ def test_the_report_says_in_one_line_how_many_checks_were_reused():
     terminal._render_reused(console, terminal.words_of("report", "en"), [result(1, "a", False)])
     assert console.export_text() == ""
     assert result(1, "a", True) == result(1, "a", False)  # a reused result is the result it was kept from
+
+
+def test_a_message_worded_by_the_learner_process_is_reused_only_in_its_language(ran, tmp_path, monkeypatch):
+    worded = {"en": "cannot check step 1: lease.py does not load", "ja": "ステップ 1 を検査できません"}
+    path = learner_file(tmp_path, REFERENCE)
+
+    def run(targets, time_limit, lang, budget=None):
+        ran.extend((t.id, 1, name) for t in targets for name in checks.checks_of(1))
+        return [
+            Result(name, name, t.id, 1, [], CheckStatus.ERROR, worded[lang], 0.0)
+            for t in targets
+            for name in checks.checks_of(1)
+        ]
+
+    monkeypatch.setattr(kill_matrix, "run", run)
+    assert checked(path, ran, (1,), lang="en") == every_check_of(1)
+    assert checked(path, ran, (1,), lang="ja") == every_check_of(1)  # a file that does not load: worded in English
+    for lang in ("en", "ja"):
+        results, count = kill_matrix.results([kill_matrix.learner(path, (1,))], lang=lang)
+        assert count == 0 and {r.message for r in results} == {worded[lang]}
+
+
+def test_the_json_results_say_which_checks_were_reused():
+    kept = Result("n", "test_x", "steps", 1, ["C1.1"], CheckStatus.PASSED, "", 0.0, reused=True)
+    outcome = check.CheckRun((1,), "steps", [kept, replace(kept, nodeid="m", reused=False)])
+    assert [c["reused"] for c in results_json.as_dict(outcome)["checks"]] == [True, False]

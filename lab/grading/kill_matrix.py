@@ -38,7 +38,8 @@ same deterministic interleavings, and a timing check passes only when the behavi
 mutant's verdicts are all reused: a kill is what a mutant is for, and `make test` runs them fresh.
 
 Whoever writes build/cache decides what is reused, so only the parent writes it: the checks and
-the learner's code run confined, where the lab's folder is read-only (tests/test_verdict_reuse.py).
+the learner's code run confined, where build/ is not even seen (tests/test_verdict_reuse.py).
+Unconfined (no bubblewrap), the learner's code could write it, and fool only its own author.
 A class run and ``--credit`` (GitHub Classroom) never read learner verdicts from here: there a
 submission's author could have written any file of the folder (lab/grading/classroom.py keeps its
 own results, in the grader's output folder). ``use_cache=False`` (``FRESH=1``, ``--fresh``) reads

@@ -335,6 +335,7 @@ def _render_reused(console, words, results):
 
 
 def _render_summary(console, words, outcome, lang, named, seen, closing):
+    _render_reused(console, words, outcome.results)
     failing = [n for n in outcome.steps if not outcome.step_passes(n)]
     if not failing:
         console.print()
@@ -349,7 +350,6 @@ def _render_summary(console, words, outcome, lang, named, seen, closing):
             passed = sum(r.status == CheckStatus.PASSED for r in results)
             console.print(f"[red]✘ {escape(words('fails', n=number, passed=passed, count=len(results)))}[/]")
         console.print(f"[bold]{escape(words('next', n=failing[0]))}[/]")
-    _render_reused(console, words, outcome.results)
     if outcome.lab_problems or any(v.survived for v in outcome.verdicts):
         console.print(f"\n[red bold]{escape(words('lab_broken'))}[/]")
         for problem in outcome.lab_problems:
