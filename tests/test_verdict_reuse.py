@@ -325,3 +325,13 @@ def test_the_json_results_say_which_checks_were_reused():
     kept = Result("n", "test_x", "steps", 1, ["C1.1"], CheckStatus.PASSED, "", 0.0, reused=True)
     outcome = check.CheckRun((1,), "steps", [kept, replace(kept, nodeid="m", reused=False)])
     assert [c["reused"] for c in results_json.as_dict(outcome)["checks"]] == [True, False]
+
+
+def test_a_missing_file_and_one_refused_as_a_link_are_two_verdicts(ran, tmp_path):
+    steps = steps_folder(tmp_path / "steps", {})
+    renew = steps / load_course()[4].dir / STEP_FILE
+    elsewhere = learner_file(tmp_path, renew.read_text(), name="renew.py")
+    renew.unlink()
+    checked(steps, ran, (5,))
+    renew.symlink_to(elsewhere)  # the same text as none at all, refused for another reason
+    assert checked(steps, ran, (5,)) == every_check_of(5)

@@ -69,20 +69,23 @@ WHOLE = "every check"  # part of the key of a whole run's results (see Keys)
 class Job:
     target: Target
     text: str  # the module under test as one file: what the target's checks import
-    # Where the text's files lie in it, when it was assembled from several: (the file as a report
-    # names it, its path, the text's line that holds the file's line 1) each.
+    # The files the text was assembled from: (the file as a report names it, its path, why it was
+    # not read ("" when it was), the text's line that holds its line 1 (0 when not read)) each.
     files: tuple = ()
     learner: bool = False  # the learner's code: its failed races and timeouts are run again
 
     @property
     def starts(self):
-        return tuple(line for _, _, line in self.files) or (1,)
+        return tuple(line for *_, line in self.files if line) or (1,)
 
 
 def job_of(target, implementation, learner=False):
     """The job of an implementation's files, checked as `target` says."""
-    placed = placed_files(implementation)
-    files = tuple((display_path(file.path), str(file.path), line) for file, line in placed)
+    lines = dict(placed_files(implementation))
+    files = tuple(
+        (display_path(f.path), str(f.path), f.refused or ("" if f.text is not None else "missing"), lines.get(f, 0))
+        for f in implementation.files
+    )
     return Job(target, assemble(implementation), files, learner)
 
 
@@ -172,7 +175,7 @@ class Found:
 
 def _keys(job, time_limit, checker, lang):
     target, text, starts = job.target, job.text, job.starts
-    common = (checker, target.id, str(float(time_limit)), *(f"{shown}\0{path}" for shown, path, _ in job.files))
+    common = (checker, target.id, str(float(time_limit)), *("\0".join(map(str, file[:3])) for file in job.files))
     return Keys(
         checks={
             (step, check): cache.key(*common, check, check_text(text, step, check, starts))
