@@ -23,7 +23,7 @@ ifneq (,$(filter $(firstword $(MAKECMDGOALS)),check-step hint reset-step restore
 endif
 
 CHECK_FLAGS = --impl "$(IMPL)" --lang $(LAB_LANG) $(TIME_LIMIT_FLAG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(JSON),--json "$(JSON)") \
-  $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)") $(if $(filter 1,$(VERBOSE)),--verbose)
+  $(if $(JUNIT),--junit "$(JUNIT)") $(if $(EXERCISM),--exercism "$(EXERCISM)") $(if $(filter 1,$(STRICT)),--strict) $(if $(SHOW),--show "$(SHOW)") $(if $(filter 1,$(VERBOSE)),--verbose) $(if $(filter 1,$(FRESH)),--fresh)
 # TIME_LIMIT: seconds one check may run. make check-class DIR=submissions/ [BUDGET=120] [CLASS_OUT=reports/class] [SIMILAR=0.9]
 # Unset, each is left to the command, whose default is written once in lab/model/defaults.py.
 TIME_LIMIT_FLAG = $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT))

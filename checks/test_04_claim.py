@@ -157,6 +157,7 @@ def test_claim_succeeds_exactly_when_the_job_exists_is_not_done_and_until_le_now
 
 
 @pytest.mark.clause("C4.6")
+@pytest.mark.race
 def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
     racers = ["A", "B", "C", "D", "E", "F", "G", "H"]
     for attempt in range(3):
@@ -194,6 +195,7 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
 
 
 @pytest.mark.clause("C4.6")
+@pytest.mark.race
 def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, new_db, slow_writes):
     # Worker processes share no lock of Python's: a threading.Lock around the read and the
     # write keeps threads apart, never processes. Only the database's write lock does.
@@ -221,6 +223,7 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
 
 
 @pytest.mark.clause("C4.6", "C4.7")
+@pytest.mark.race
 def test_a_claim_from_another_process_between_any_two_statements_of_a_claim_leaves_each_its_own_fence(
     lease, new_db, another_worker
 ):

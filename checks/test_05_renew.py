@@ -150,6 +150,7 @@ def test_renew_of_a_missing_job_is_false(lease, db):
 
 
 @pytest.mark.clause("C5.6")
+@pytest.mark.race
 def test_a_claim_from_another_process_between_any_two_statements_of_renew_comes_wholly_before_or_after_it(
     lease, new_db, another_worker
 ):

@@ -102,6 +102,7 @@ def test_complete_of_a_missing_job_is_false(lease, db):
 
 
 @pytest.mark.clause("C6.5")
+@pytest.mark.race
 def test_a_claim_from_another_process_between_any_two_statements_of_complete_comes_wholly_before_or_after_it(
     lease, new_db, another_worker
 ):

@@ -77,6 +77,7 @@ def test_release_of_a_missing_job_is_false(lease, db):
 
 
 @pytest.mark.clause("C7.5")
+@pytest.mark.race
 def test_a_claim_from_another_process_between_any_two_statements_of_release_comes_wholly_before_or_after_it(
     lease, new_db, another_worker
 ):

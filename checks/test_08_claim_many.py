@@ -41,6 +41,7 @@ def test_claim_many_answers_every_owner_of_a_live_lease_with_none(lease, db):
 
 
 @pytest.mark.clause("C8.1", "C8.2")
+@pytest.mark.race
 def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, new_db, slow_writes):
     for attempt in range(3):
         db = new_db()
@@ -75,6 +76,7 @@ def watched_claim_many(lease, db, owners, patience):
 
 
 @pytest.mark.clause("C8.3")
+@pytest.mark.race
 def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
     _, called, watcher = watched_claim_many(lease, db, OWNERS, patience=0.3)
     assert watcher.peak >= 2, explain(
@@ -86,6 +88,7 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
 
 
 @pytest.mark.clause("C8.1", "C8.3")
+@pytest.mark.race
 def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index(lease, db):
     # More owners than a pool has threads (a default pool has at most 32): any pool size works,
     # as long as every owner's claim is made once, with the given now and ttl.

@@ -10,7 +10,9 @@ import pytest
 
 import lab.commands as lab_main
 import lab.grading.check as checking
+from lab import cache
 from lab.commands import main
+from lab.model.checks import checks_of
 from lab.model.course import LAB_ROOT, CourseFormatError, load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import Result
@@ -64,9 +66,10 @@ def test_3_when_a_pre_built_mutant_survives(monkeypatch):
     assert main(["check", "1", "--impl", "solutions"]) == ExitStatus.LAB_BROKEN
 
 
-def test_3_when_the_reference_fails_its_own_checks(monkeypatch):
-    failing = [Result("n", "test_x", "solutions", 1, ["C1.1"], "failed", "called ...", 0.0)]
-    monkeypatch.setattr(checking, "run", lambda *a, **k: failing)
+def test_3_when_the_reference_fails_its_own_checks(tmp_path, monkeypatch):
+    failing = [Result("n", name, "solutions", 1, ["C1.1"], "failed", "called ...", 0.0) for name in checks_of(1)]
+    monkeypatch.setattr(cache, "ROOT", tmp_path)  # the stand-in's results are kept there
+    monkeypatch.setattr(checking.kill_matrix, "run", lambda *a, **k: failing)
     assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == ExitStatus.LAB_BROKEN
 
 
@@ -74,8 +77,8 @@ def test_3_when_the_checks_cannot_start(monkeypatch):
     def cannot_start(*a, **k):
         raise LabBroken("the checks could not start (pytest exit 4)")
 
-    monkeypatch.setattr(checking, "run", cannot_start)
-    assert main(["check", "1", "--impl", "solutions", "--no-mutants"]) == ExitStatus.LAB_BROKEN
+    monkeypatch.setattr(checking.kill_matrix, "run", cannot_start)
+    assert main(["check", "1", "--impl", "solutions", "--no-mutants", "--fresh"]) == ExitStatus.LAB_BROKEN
 
 
 def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_path, monkeypatch, capsys):

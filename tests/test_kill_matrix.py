@@ -68,7 +68,7 @@ def fake_matrix(tmp_path, monkeypatch):
     fails (or, for the checks in ran.timing_out, times out); returns the targets run."""
     ran = Ran()
 
-    def run(targets, time_limit, lang):
+    def run(targets, time_limit, lang, budget=None):
         ran.extend(targets)
         return [
             Result(

@@ -13,11 +13,11 @@ import pytest
 from learner_folders import fingerprint
 
 from lab import commands
-from lab.learner import completion, verdicts, watch
+from lab.grading.check import check, step_results
+from lab.learner import completion, watch
 from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
-from lab.store import Store
 from lab.text.messages import words_of
 
 COURSE = load_course()
@@ -94,8 +94,7 @@ def test_progress_shows_each_state_and_the_next_step_then_answers_from_the_cache
 
 
 def _results_of(root, number):
-    found, _ = verdicts.cached(root / "steps", Store(root))
-    return range(found[number]["count"])
+    return step_results(root / "steps", (number,))  # reused: progress ran them
 
 
 def test_a_cached_verdict_is_never_stale_after_an_edit(checkout, capsys):
@@ -266,18 +265,15 @@ def test_python_m_lab_hint_prints_in_japanese(tmp_path):
     assert done.returncode == 0 and COURSE[0].hints["ja"][0] in done.stdout
 
 
-def test_a_check_step_records_verdicts_under_the_code_it_checked_never_under_a_later_edit(checkout):
-    from lab.grading.check import check
-
+def test_progress_reuses_the_checks_a_check_step_ran_and_runs_those_an_edit_reaches(checkout, capsys):
     steps = checkout / "steps"
-    known = verdicts.keys_before_check(steps, Store(checkout))
-    outcome = check(steps, (1, 2), (), impl_label="steps")
-    state = steps / COURSE[1].dir / STEP_FILE
-    verdicts.record_check(known, outcome, Store(checkout))
-    assert verdicts.cached(steps, Store(checkout))[0][2]["status"] == "passed"
-    state.write_text(state.read_text() + "\nSAVED_WHILE_THE_CHECK_RAN = True\n")
-    assert verdicts.cached(steps, Store(checkout))[0][2] is None
-    assert verdicts.keys_before_check(LAB_ROOT / "solutions", Store(checkout)) is None
+    check(steps, (1, 2), ())
+    _, out, _ = lab(checkout, "progress", capsys=capsys)
+    assert say("computed", "en", steps="3") in out and "✔ 2" in out
+    enqueue = steps / COURSE[1].dir / STEP_FILE
+    enqueue.write_text(enqueue.read_text().replace("INSERT OR IGNORE", "INSERT OR REPLACE"))
+    _, out, _ = lab(checkout, "progress", capsys=capsys)
+    assert say("computed", "en", steps="2, 3") in out and "✘ 2" in out
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

@@ -8,7 +8,6 @@ from lab import cache
 from lab.grading import kill_matrix
 from lab.model import checks
 from lab.model.course import load_course
-from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.results import Result
 from lab.mutation import passing
@@ -20,7 +19,7 @@ EVERY_STEP = tuple(step.number for step in load_course())
 def fake_run(calls, failing=()):
     """A stand-in for lab.running.runner.run: one result per check asked for, failed in `failing` steps."""
 
-    def run(targets, time_limit, lang):
+    def run(targets, time_limit, lang, budget=None):
         (target,) = targets
         calls.append(target.steps)
         calls.checks = target.checks
@@ -42,8 +41,7 @@ def steps_of(impl, store, monkeypatch, failing=()):
     calls = Calls()
     monkeypatch.setattr(cache, "ROOT", store)
     monkeypatch.setattr(kill_matrix, "run", fake_run(calls, failing))
-    source = assemble(read(impl, label="impl"))
-    return passing.passing_steps(impl, "impl", source, lambda message: None), calls
+    return passing.passing_steps(impl, "impl", lambda message: None), calls
 
 
 def test_only_the_steps_that_reach_an_edited_function_run_again(tmp_path, monkeypatch):
@@ -58,12 +56,15 @@ def test_only_the_steps_that_reach_an_edited_function_run_again(tmp_path, monkey
             "    return cursor.rowcount == 1", "    released = cursor.rowcount == 1\n    return released"
         )
     )
-    # release is reached by step 7's checks and by step 8's generated check, never by 1-6
+    # release is reached by step 7's checks and by the generated checks of the steps after it, never by 1-6
     found, calls = steps_of(impl, store, monkeypatch, failing=(7,))
-    assert (found, calls) == ((1, 2, 3, 4, 5, 6), [(7, 8)])
-    assert calls.checks == (*checks.checks_of(7), "test_step_8_random_calls_from_arbitrary_tables_keep_the_contract")
-    # the failure is cached too, and so is every other step's pass
-    assert steps_of(impl, store, monkeypatch) == ((1, 2, 3, 4, 5, 6), [])
+    assert (found, calls) == (EVERY_STEP[:6], [EVERY_STEP[6:]])
+    later = (name for step in EVERY_STEP[7:] for name, named in checks.checks_of(step).items() if "release" in named)
+    assert calls.checks == (*checks.checks_of(7), *later)
+    assert "test_step_8_random_calls_from_arbitrary_tables_keep_the_contract" in calls.checks
+    # the failure is cached too, and so is every other step's pass; a failed race runs again
+    found, calls = steps_of(impl, store, monkeypatch)
+    assert (found, calls, calls.checks) == ((1, 2, 3, 4, 5, 6), [(7,)], tuple(checks.race_checks(7)))
 
 
 def test_a_change_to_module_level_code_checks_every_step_again(tmp_path, monkeypatch):

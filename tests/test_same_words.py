@@ -36,7 +36,16 @@ def cpu_hogs(count):
 @pytest.mark.e2e
 def test_a_failing_implementation_gets_a_byte_identical_report_beside_cpu_hogs():
     # claim by an upsert: the generated checks of steps 4-7 find it (and shrink it).
-    arguments = ("check", "7", "--impl", str(WRONG / "wrong_s4_upsert_claim.py"), "--no-mutants", "--time-limit")
+    # --fresh: both run every check (else the second would reuse what the first found, and say so).
+    arguments = (
+        "check",
+        "7",
+        "--impl",
+        str(WRONG / "wrong_s4_upsert_claim.py"),
+        "--no-mutants",
+        "--fresh",
+        "--time-limit",
+    )
     quiet = lab(*arguments, str(QUIET_LIMIT))
     with cpu_hogs(2 * (os.cpu_count() or 1)):
         loaded = lab(*arguments, str(LOADED_LIMIT))

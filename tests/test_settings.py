@@ -3,7 +3,6 @@ once, the same way for every verb (the three walks that went different ways befo
 
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
 
@@ -78,8 +77,7 @@ def test_progress_finds_the_prediction_a_check_ran_with_another_time_limit(tmp_p
     assert prediction_line(steps, STEP_4, store, "en").startswith(words("prediction_written"))
     # What `make check-step 4 TIME_LIMIT=20` does: the prediction runs, the check is recorded.
     ran = predictions.run_predictions(steps, (4,), time_limit=20)[0]
-    known = verdicts.keys_before_check(steps, store)
-    verdicts.record_check(known, SimpleNamespace(results=[], steps=(4,)), store, time_limit=20)
+    verdicts.record_check(store, time_limit=20)
     assert verdicts.last_time_limit(store) == 20.0
     mutants = sum(m.step == 4 for m in load_mutants())
     result = words("prediction_catches", caught=ran.caught_count, count=mutants)  # at now == until=0 the lease is free

@@ -21,6 +21,7 @@ def add_arguments(parser):
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--credit", action="store_true")
     parser.add_argument("--strict", action="store_true")
+    parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--show", choices=("all", "mutants"))
 
 
@@ -30,7 +31,7 @@ def run(arguments, settings):
     from lab.grading import check as checking
     from lab.learner.compared import Seen
     from lab.learner.completion import closing_lines
-    from lab.learner.verdicts import keys_before_check, record_check
+    from lab.learner.verdicts import own_steps, record_check
     from lab.reporters import terminal as report
     from lab.sandbox import confinement
     from lab.store import Store
@@ -40,9 +41,7 @@ def run(arguments, settings):
     if arguments.credit:  # step N alone: its credit does not depend on the other steps
         steps = mutant_steps
     store = Store(settings.root)
-    known = (
-        None if arguments.credit else keys_before_check(settings.impl, store)
-    )  # make progress reads the verdicts of the learner's steps/
+    own = not arguments.credit and own_steps(settings.impl, store)  # the learner's steps/: make progress follows it
     if not confinement.available():
         print(say("unconfined", settings.lang), file=sys.stderr)
     outcome = checking.check(
@@ -52,12 +51,13 @@ def run(arguments, settings):
         settings.time_limit,
         settings.lang,
         settings.impl_label,
+        use_cache=not arguments.fresh,
         strict=arguments.strict,
         budget=settings.budget,
         credit_only=arguments.credit,
     )
     outcome.show_all = arguments.show == "all"
-    seen = Seen(store) if known is not None else None  # the learner's own steps/: later runs fold what was seen
+    seen = Seen(store) if own else None  # later runs fold what was seen
     closing = (
         closing_lines(outcome, settings.lang, store.root) if seen is not None else []
     )  # the course's end writes ANSWERS.md
@@ -70,6 +70,7 @@ def run(arguments, settings):
         yours=settings.impl,
         closing=closing,
     )
-    record_check(known, outcome, store, settings.time_limit)
+    if own:
+        record_check(store, settings.time_limit)
     reporters.write_chosen(outcome, arguments)
     return outcome.exit_status

@@ -1,5 +1,6 @@
 """One run of the checker: the learner's checks and the mutants' kill matrix, side by side."""
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,6 @@ from lab.model.implementation import read
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.model.results import MutantVerdict
 from lab.model.status import ExitStatus
-from lab.model.targets import Target
 from lab.running.runner import run
 from lab.text.messages import say
 
@@ -67,41 +67,56 @@ def check(
     budget: seconds the learner's checks may take in all (the rest is reported as not run).
     credit_only: each step's own checks only, the reference standing in for every other step
     (lab/grading/credit.py), as a class run gives credit and GitHub Classroom gives points.
+    use_cache: the learner's checks, the mutants and the predictions reuse what an earlier run
+    found for the same code and checks (lab/grading/kill_matrix.py); False runs all of them, and
+    keeps what they find. Credit never reuses a verdict on the learner's code: it grades, and a
+    submission's folder may hold any cache its author wrote.
 
     Both run at once, each in its own child process: the learner's code never shares a process
     with the mutants, so nothing it does can change the kill matrix.
     """
-    implementation = read(impl_path, label=impl_label, lang=lang)
     if credit_only:
-        learner = credit.targets(implementation.label, impl_path, implementation, steps)
+        implementation = read(impl_path, label=impl_label, lang=lang)
+        label = implementation.label
+        targets = credit.targets(label, impl_path, implementation, steps)
+        learner_run = functools.partial(_credit_results, targets, label, time_limit, lang, budget)
     else:
-        learner = [Target(implementation.label, tuple(steps), impl=str(impl_path))]
+        job = kill_matrix.learner(impl_path, steps, impl_label, lang)
+        label = job.target.id
+        learner_run = functools.partial(_course_results, job, time_limit, lang, use_cache, budget)
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
     with ThreadPoolExecutor(3) as pool:
-        learner_run = pool.submit(run, learner, time_limit, lang, budget)
+        results = pool.submit(learner_run)
         mutant_run = pool.submit(mutant_verdicts, mutants, time_limit, lang, use_cache)
         # The learner's predictions meet the same mutants, in children of their own.
         predicted = pool.submit(
             predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache
         )
-        results = learner_run.result()
-        if credit_only:
-            results = [r for own in credit.split(results, implementation.label)[1].values() for r in own]
         verdicts, matrix_cached = mutant_run.result()
-        prediction_runs = predicted.result()
-    outcome = CheckRun(
-        tuple(steps),
-        implementation.label,
-        results,
-        verdicts,
-        kill_matrix_cached=matrix_cached,
-        predictions=prediction_runs,
-        strict=strict,
-        lang=lang,
-    )
+        outcome = CheckRun(
+            tuple(steps),
+            label,
+            results.result(),
+            verdicts,
+            kill_matrix_cached=matrix_cached,
+            predictions=predicted.result(),
+            strict=strict,
+            lang=lang,
+        )
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == ExitStatus.SOME_FAIL:
         outcome.lab_problems.append(say("reference_fails", lang))
     return outcome
+
+
+def _course_results(job, time_limit, lang, use_cache, budget):
+    """The learner's checks of the course, each reused when nothing it can reach changed."""
+    return kill_matrix.results([job], time_limit, lang, use_cache, budget)[0]
+
+
+def _credit_results(targets, label, time_limit, lang, budget):
+    """Each step's own checks, the reference standing in for the other steps: never reused."""
+    results = run(targets, time_limit, lang, budget)
+    return [r for own in credit.split(results, label)[1].values() for r in own]
 
 
 def mutant_verdicts(mutants, time_limit=TIME_LIMIT, lang="en", use_cache=True):
@@ -118,10 +133,11 @@ def _verdict(mutant, results):
     return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.passed])
 
 
-def step_results(impl_path, steps, time_limit=10.0, lang="en"):
+def step_results(impl_path, steps, time_limit=TIME_LIMIT, lang="en"):
     """The checks of `steps` against the implementation at impl_path, without mutants or
-    predictions (make progress): one runner.Result per check."""
-    return run([Target("steps", tuple(steps), impl=str(impl_path))], time_limit, lang)
+    predictions (make progress): one Result per check, reused where `make check-step` ran it."""
+    results, _ = kill_matrix.results([kill_matrix.learner(impl_path, steps)], time_limit, lang)
+    return results
 
 
 def every_step():

@@ -1,8 +1,9 @@
 """What decides a check's outcome besides the code under test: the checker's own files.
 
-Every cache of check results (lab.grading.kill_matrix, lab.grading.predictions, lab.learner.verdicts)
-is keyed on checker_digest(), so that an edit to a check, to the course or to the code that runs
-the checks computes them again, and an edit to a report or a command does not.
+Every cache of check results (lab.grading.kill_matrix, for the mutants and the learner's code
+alike, and lab.grading.predictions) is keyed on checker_digest(), so that an edit to a check, to
+the course or to the code that runs the checks computes them again, and an edit to a report or a
+command does not.
 """
 
 import ast

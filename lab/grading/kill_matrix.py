@@ -1,20 +1,49 @@
-"""The kill matrix: which check kills which mutant, for the pre-built mutants and mutmut's alike.
+"""The kill matrix: which check kills which mutant, for the pre-built mutants and mutmut's alike,
+and the learner's own code checked by the same rule.
 
-A mutant is a Job: a target of the runner and the text of the module its checks import. A
-pre-built mutant is the reference with its one change, checked by its step
+A job is a target of the runner and the text of the module its checks import. A pre-built
+mutant is the reference with its one change, checked by its step
 (``Target(id, (step,), mutant=id)``); a mutmut mutant is a module that lab/mutation/matrix.py
-stages whole (``Target(id, steps, module_file=path)``). Both run through lab.running.runner.run, in one child process
-per core.
+stages whole (``Target(id, steps, module_file=path)``); the learner's code is its files as read
+once (``learner``: the checks run exactly the texts the keys were made of, so that an edit saved
+during a run is never credited with its verdict). All run through lab.running.runner.run, in
+one child process per core.
 
-Each check's results against a mutant are kept in the lab's cache store (lab.cache), keyed on
-what decides them: the part of the text that this one check can reach (lab.grading.reach), the
-checker (lab.grading.checker_digest), the mutant's id, steps and the time limit. Not the
-language: the messages are kept as facts (lab/model/results.py), worded only where they are
-shown. ``make check`` reuses what ``make check-step N`` computed, ``LAB_LANG=ja`` what English
-did, the mutation report what ``make check`` did, and an edit to one function recomputes only
-the checks that can call it (of renew: step 5's, and the generated checks of steps 6-8), for
-each mutant. The mutation report sends the implementation itself through here too
-(lab.mutation.passing).
+Each check's results against a job are kept in the lab's cache store (lab.cache), keyed on what
+decides them *as shown*: the part of the text that this one check can reach (lab.grading.reach),
+with the place of every piece of it (file and line: a failure shows "at file, line N"), the
+files' names as a report shows them, the checker (lab.grading.checker_digest: the checks, the
+lab modules that run them, Python, SQLite, pytest, Hypothesis), the target's id and the time
+limit. Not the other steps of the run: a check's results do not depend on them (a run that lost
+a check is kept whole, under a key that holds its steps). Not the language: results are facts
+(lab/model/results.py), worded only where they are shown; the one exception, a file that does
+not load, is worded by the learner process in the language of the run (lab/sandbox/loading.py),
+so results that hold a worded message are kept under a key that holds the language too. Not the
+problems the runner's probe finds first (lab/running/probe.py): they follow from the module-level
+code of the files, which every check's text holds, and the time limit.
+
+So ``make check`` reuses what ``make check-step N`` computed, ``LAB_LANG=ja`` what English did,
+the mutation report what ``make check`` did, and an edit to one function recomputes only the
+checks that can call it (of renew: step 5's, and the generated checks of steps 6-8), for each
+mutant and for the learner's code. The mutation report and `make progress` send the learner's
+code through here too.
+
+Two kinds of verdict on the learner's code are never reused, and run again each time: a failure
+of a check whose point is a race or timing (marked ``race`` in checks/, lab.model.checks.race_checks)
+and a check that ran out of time. Either may be the machine's load as much as the code (claims of
+a pool that did not overlap while the machine was busy, a correct call slowed past the limit), and
+a reused verdict would pin it until the code changes; a real fault fails again. A race that passed
+is reused like any other check, as long as nothing it reaches changed: the same code passes the
+same deterministic interleavings, and a timing check passes only when the behaviour was seen. A
+mutant's verdicts are all reused: a kill is what a mutant is for, and `make test` runs them fresh.
+
+Whoever writes build/cache decides what is reused, so only the parent writes it: the checks and
+the learner's code run confined, where build/ is not even seen (tests/test_verdict_reuse.py).
+Unconfined (no bubblewrap), the learner's code could write it, and fool only its own author.
+A class run and ``--credit`` (GitHub Classroom) never read learner verdicts from here: there a
+submission's author could have written any file of the folder (lab/grading/classroom.py keeps its
+own results, in the grader's output folder). ``use_cache=False`` (``FRESH=1``, ``--fresh``) reads
+nothing and writes everything again.
 """
 
 import os
@@ -24,11 +53,11 @@ from dataclasses import dataclass, field, replace
 from lab import cache
 from lab.grading.checker_digest import checker_digest
 from lab.grading.reach import check_text, relevant_text
-from lab.model.checks import checks_of
+from lab.model.checks import checks_of, race_checks
 from lab.model.defaults import TIME_LIMIT
-from lab.model.implementation import assemble, read
+from lab.model.implementation import assemble, display_path, placed_files, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
-from lab.model.results import LOSSES, Result
+from lab.model.results import LOSSES, CheckStatus, Result
 from lab.model.targets import Target
 from lab.running.runner import NOT_RUN, run
 
@@ -40,40 +69,69 @@ WHOLE = "every check"  # part of the key of a whole run's results (see Keys)
 class Job:
     target: Target
     text: str  # the module under test as one file: what the target's checks import
+    # The files the text was assembled from: (the file as a report names it, its path, why it was
+    # not read ("" when it was), the text's line that holds its line 1 (0 when not read)) each.
+    files: tuple = ()
+    learner: bool = False  # the learner's code: its failed races and timeouts are run again
+
+    @property
+    def starts(self):
+        return tuple(line for *_, line in self.files if line) or (1,)
+
+
+def job_of(target, implementation, learner=False):
+    """The job of an implementation's files, checked as `target` says."""
+    lines = dict(placed_files(implementation))
+    files = tuple(
+        (display_path(f.path), str(f.path), f.refused or ("" if f.text is not None else "missing"), lines.get(f, 0))
+        for f in implementation.files
+    )
+    return Job(target, assemble(implementation), files, learner)
 
 
 def prebuilt(mutants):
     """The jobs of pre-built mutants, each checked by its own step. A mutant that does not apply
     at exactly one place raises MutantError, naming its file."""
     reference = read(SOLUTIONS_DIR, label="solutions")
-    return [Job(Target(m.id, (m.step,), mutant=m.id), assemble(apply(m, reference))) for m in mutants]
+    return [job_of(Target(m.id, (m.step,), mutant=m.id), apply(m, reference)) for m in mutants]
 
 
-def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True):
+def learner(impl_path, steps, label=None, lang="en"):
+    """The job of the learner's code at impl_path on `steps`: its files read here once, and
+    checked as read (the runner reads no file of it)."""
+    impl = os.path.abspath(impl_path)  # the children do not run in this folder
+    implementation = read(impl, label=label, lang=lang)
+    files = tuple((f.steps, str(f.path), f.text, f.refused) for f in implementation.files)
+    return job_of(Target(implementation.label, tuple(steps), impl=impl, files=files), implementation, learner=True)
+
+
+def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None):
     """(every job's results, in the jobs' and the checks' order; how many jobs ran, wholly or in
-    part): the others came from the cache."""
+    part): the others came from the cache, and say so (Result.reused). budget: seconds the checks
+    that run may take in all (lab.running.runner.run); a check it cuts short is a timeout, which
+    is never reused for the learner, the only job with a budget."""
     checker = checker_digest()
-    keys = {job.target.id: _keys(job, time_limit, checker) for job in jobs}
-    found = {job.target.id: _cached(keys[job.target.id]) if use_cache else Found() for job in jobs}
+    keys = {job.target.id: _keys(job, time_limit, checker, lang) for job in jobs}
+    found = {job.target.id: _cached(job, keys[job.target.id]) if use_cache else Found() for job in jobs}
     to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
-    ran = _run_in_parallel(to_run, time_limit, lang)
+    ran = _run_in_parallel(to_run, time_limit, lang, budget)
     # A check of a partial run hung or crashed: that may change what the others report, run them all.
     lost = {
         t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None)
         for t in to_run
         if t.checks is not None and _lossy(ran[t.id])
     }
-    ran.update(_run_in_parallel(list(lost.values()), time_limit, lang))
+    ran.update(_run_in_parallel(list(lost.values()), time_limit, lang, budget))
     for target in to_run:
         target = lost.get(target.id, target)
         _store(target, ran[target.id], keys[target.id], found[target.id])
     return [r for job in jobs for r in found[job.target.id].ordered(keys[job.target.id])], len(to_run)
 
 
-def pending(job, time_limit=TIME_LIMIT):
+def pending(job, time_limit=TIME_LIMIT, lang="en"):
     """The steps of the job whose checks would run (see results): none when all are cached."""
-    keys = _keys(job, time_limit, checker_digest())
-    target = _narrowed(job.target, keys, _cached(keys))
+    keys = _keys(job, time_limit, checker_digest(), lang)
+    target = _narrowed(job.target, keys, _cached(job, keys))
     return target.steps if target else ()
 
 
@@ -92,6 +150,10 @@ class Keys:
 
     checks: dict  # (step, check) -> the key of that check's results, in collection order
     whole: str  # the key of a whole run's results
+    lang: str  # results that hold a worded message are kept under each key with the language
+
+    def worded(self, key):
+        return cache.key(key, self.lang)
 
 
 @dataclass
@@ -111,31 +173,45 @@ class Found:
         return [r for name in keys.checks if name in self.checks for r in self.checks[name]]
 
 
-def _keys(job, time_limit, checker):
-    target, text = job.target, job.text
-    common = (checker, target.id, repr(target.steps), str(float(time_limit)))
+def _keys(job, time_limit, checker, lang):
+    target, text, starts = job.target, job.text, job.starts
+    common = (checker, target.id, str(float(time_limit)), *("\0".join(map(str, file[:3])) for file in job.files))
     return Keys(
         checks={
-            (step, check): cache.key(*common, check, check_text(text, step, check))
+            (step, check): cache.key(*common, check, check_text(text, step, check, starts))
             for step in target.steps
             for check in checks_of(step)
         },
-        whole=cache.key(*common, WHOLE, relevant_text(text, target.steps)),
+        whole=cache.key(*common, WHOLE, repr(target.steps), relevant_text(text, target.steps, starts)),
+        lang=lang,
     )
 
 
-def _cached(keys):
-    whole = _stored(keys.whole)
+def _cached(job, keys):
+    whole = _reusable(job, _stored(keys, keys.whole))
     if whole is not None:
         return Found(whole=whole)
-    return Found(checks={name: stored for name, key in keys.checks.items() if (stored := _stored(key)) is not None})
+    found = {name: _reusable(job, _stored(keys, key)) for name, key in keys.checks.items()}
+    return Found(checks={name: stored for name, stored in found.items() if stored is not None})
 
 
-def _stored(key):
-    try:
-        return [Result(**r) for r in cache.get(NAMESPACE, key)]
-    except TypeError:  # not there, or written by another version of Result
-        return None
+def _stored(keys, key):
+    """The results kept under key (or under key and the language, when they hold a worded message)."""
+    for kept in (key, keys.worded(key)):
+        try:
+            return [replace(Result(**r), reused=True) for r in cache.get(NAMESPACE, kept)]
+        except TypeError:  # not there, or written by another version of Result
+            continue
+    return None
+
+
+def _reusable(job, results):
+    """The results, unless they are the learner's and hold a verdict that runs again each time (see
+    the module's docstring): a failed race, or a check that ran out of time."""
+    if results is None or not job.learner:
+        return results
+    again = any(r.status == CheckStatus.TIMEOUT or (not r.passed and r.check in race_checks(r.step)) for r in results)
+    return None if again else results
 
 
 def _narrowed(target, keys, found):
@@ -153,15 +229,20 @@ def _store(target, results, keys, found):
     run's when it ran every check and lost one (or ran one that lab.model.checks does not know,
     which no check's key covers)."""
     whole = _lossy(results) or any((r.step, r.check) not in keys.checks for r in results)
-    results = [_quiet(r) for r in results]
     if target.checks is None and whole:
         found.checks, found.whole = {}, results
-        cache.set(NAMESPACE, keys.whole, [r.as_json() for r in results])
+        _keep(keys, keys.whole, results)
         return
     for name in keys.checks:
         if target.checks is None or (name[0] in target.steps and name[1] in target.checks):
             found.checks[name] = [r for r in results if (r.step, r.check) == name]
-            cache.set(NAMESPACE, keys.checks[name], [r.as_json() for r in found.checks[name]])
+            _keep(keys, keys.checks[name], found.checks[name])
+
+
+def _keep(keys, key, results):
+    """Results are kept without what varies with the machine (the duration)."""
+    worded = any(isinstance(r.message, str) and r.message for r in results)
+    cache.set(NAMESPACE, keys.worded(key) if worded else key, [replace(r, duration=0.0).as_json() for r in results])
 
 
 def _steps(names):
@@ -173,12 +254,7 @@ def _lossy(results):
     return any(r.status in LOSSES or r.message == NOT_RUN for r in results)
 
 
-def _quiet(result):
-    """Without what varies with the machine: the duration."""
-    return replace(result, duration=0.0)
-
-
-def _run_in_parallel(targets, time_limit, lang):
+def _run_in_parallel(targets, time_limit, lang, budget=None):
     """{target id: its results}, the targets shared out over one child process per core, each
     share as many checks as the others, as near as can be."""
     shares = [[] for _ in range(max(1, min(os.cpu_count() or 1, len(targets))))]
@@ -189,7 +265,7 @@ def _run_in_parallel(targets, time_limit, lang):
         load[lightest] += _checks_to_run(target)
     found = {target.id: [] for target in targets}
     with ThreadPoolExecutor(len(shares)) as pool:
-        for part in pool.map(lambda share: run(share, time_limit, lang), [share for share in shares if share]):
+        for part in pool.map(lambda share: run(share, time_limit, lang, budget), [share for share in shares if share]):
             for result in part:
                 found[result.target].append(result)
     return found

@@ -6,9 +6,15 @@ those it names, closed over the module's own calls; a step's checks reach the un
 A verdict depends only on the text of those functions and of the module-level code (imports,
 constants), so that is the text a cache is keyed on: an edit to renew re-runs the checks that
 can call renew, not every check of the steps after it.
+
+A verdict also shows where the code under test raised ("at steps/04-claim/step.py, line 12"),
+so a key may hold the places too (``starts``): each piece kept whole is keyed with its file and
+its line there. An edit that moves a reached piece (a line added above it in its own file)
+changes the key; one that moves only pieces of other files, or none that is kept, does not.
 """
 
 import ast
+import bisect
 import copy
 import functools
 
@@ -84,32 +90,49 @@ def _closed(named, graph, on_import):
     return seen
 
 
-def relevant_text(text, steps):
-    """The module text minus the bodies of the functions the checks of these steps cannot reach."""
-    return text_reached_from(text, frozenset().union(*(named_by_checks(step) for step in steps)))
+def relevant_text(text, steps, starts=None):
+    """The module text minus the bodies of the functions the checks of these steps cannot reach
+    (with the places of the rest, when starts is given: see text_reached_from)."""
+    return text_reached_from(text, frozenset().union(*(named_by_checks(step) for step in steps)), starts)
 
 
-def check_text(text, step, check):
-    """The module text minus the bodies of the functions that one check of the step cannot reach."""
-    return text_reached_from(text, checks_of(step)[check])
+def check_text(text, step, check, starts=None):
+    """The module text minus the bodies of the functions that one check of the step cannot reach
+    (with the places of the rest, when starts is given: see text_reached_from)."""
+    return text_reached_from(text, checks_of(step)[check], starts)
 
 
 @functools.lru_cache(maxsize=4096)  # pending() and results() ask for the same keys
-def text_reached_from(text, named):
-    """The module text minus the bodies of the functions that code naming `named` cannot reach."""
+def text_reached_from(text, named, starts=None):
+    """The module text minus the bodies of the functions that code naming `named` cannot reach.
+
+    starts: the lines of text on which its files begin, in order ((1,) for a text of one file);
+    given, each piece kept whole is preceded by its place: which file, and its first line there."""
     shape = _shape(text)
-    if shape is None:  # not Python: all of it counts
+    if shape is None:  # not Python: all of it counts, in place
         return text
     pieces, graph, on_import = shape
     keep = _closed(named, graph, on_import)
-    return "\n".join(stub if function not in keep else whole for function, whole, stub in pieces)
+    return "\n".join(
+        _placed(line, starts) + whole if function is None or function in keep else stub
+        for function, whole, stub, line in pieces
+    )
+
+
+def _placed(line, starts):
+    if starts is None:
+        return ""
+    file = bisect.bisect_right(starts, line) - 1
+    if file < 0:  # before the first file: the heading the assembler writes
+        return f"@{line}\n"
+    return f"@{file}:{line - starts[file] + 1}\n"
 
 
 @functools.lru_cache(maxsize=256)
 def _shape(text):
     """A module text cut once, for every check that asks: its top-level pieces in order (function
-    name or None, the piece's text, the text of a function without its body), its call graph,
-    and what is always reached. None when it does not parse.
+    name or None, the piece's text, the text of a function without its body, its first line), its
+    call graph, and what is always reached. None when it does not parse.
 
     A function whose own text does not compile (``break`` outside a loop, which the parser lets
     through) stops the module from loading at all: it counts as reached by every check."""
@@ -124,7 +147,7 @@ def _shape(text):
     for node, whole in zip(tree.body, wholes):
         _, _, stub, compiles = _piece(whole, node)
         function = node.name if node.__class__ in FUNCTIONS else None
-        pieces.append((function, whole, stub))
+        pieces.append((function, whole, stub, first_line(node)))
         if function and not compiles:
             on_import.add(function)
     return pieces, graph, on_import

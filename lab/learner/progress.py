@@ -1,8 +1,9 @@
 """`make progress` and `make next`: every step as not started, failing or passing, and what to do next.
 
 A step whose file is still the stub is not started, with nothing to run. The others take their
-verdict from lab/learner/verdicts.py; only a verdict missing for the code now in steps/ is
-checked here (the steps' checks, no mutants), then cached, so a second call answers at once.
+verdict from their checks' results (lab/learner/verdicts.py), which reuse what `make check-step`
+found for the same code (lab/grading/kill_matrix.py): only checks whose code changed since run
+here (the steps' checks, no mutants), so a second call answers at once.
 """
 
 from lab.grading.check import step_results
@@ -18,24 +19,18 @@ from lab.text.messages import words_of
 
 
 def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
-    """(step -> 'not_started' or its verdict dict, the steps that had to be checked now)."""
-    course = load_course()
-    found, keys = verdicts.cached(steps_dir, store)
-    states, to_run = {}, []
-    for step in course:
+    """(step -> 'not_started' or its verdict dict, the steps whose checks ran now, wholly or in part)."""
+    states, started = {}, []
+    for step in load_course():
         file = steps_dir / step.dir / STEP_FILE
         text = file.read_text(encoding="utf-8", errors="replace") if file.is_file() else ""
         if is_stub(text, step.number):
             states[step.number] = StepStatus.NOT_STARTED
-        elif found[step.number] is None:
-            to_run.append(step.number)
         else:
-            states[step.number] = found[step.number]
-    if to_run:
-        results = step_results(steps_dir, to_run, time_limit, lang)
-        verdicts.record(results, to_run, steps_dir, store, keys)
-        states.update((n, verdicts.summarize([r for r in results if r.step == n])) for n in to_run)
-    return states, to_run
+            started.append(step.number)
+    results = step_results(steps_dir, started, time_limit, lang) if started else []
+    states.update((n, verdicts.summarize([r for r in results if r.step == n])) for n in started)
+    return states, sorted({r.step for r in results if not r.reused})
 
 
 def next_step(states):

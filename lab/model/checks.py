@@ -16,6 +16,7 @@ from lab.model.course import LAB_ROOT, load_course
 CHECKS_DIR = LAB_ROOT / "checks"
 CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
 MODEL_CHECK = "model_check"
+RACE_MARK = "race"
 
 
 def check_files(step):
@@ -54,6 +55,23 @@ def checks_of(step):
                 named |= {s.function for s in load_course()[:step]}
             found[name] = frozenset(named & course)
     return found
+
+
+@functools.cache
+def race_checks(step):
+    """The checks of the step whose point is a race or timing: those marked ``@pytest.mark.race``
+    (registered in checks/pytest.ini, the one place that says which they are)."""
+    return frozenset(
+        node.name
+        for path in check_files(step)
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(map(_marks_a_race, node.decorator_list))
+    )
+
+
+def _marks_a_race(decorator):
+    """``@pytest.mark.race``, or ``@mark.race`` after ``from pytest import mark``."""
+    return isinstance(decorator, ast.Attribute) and decorator.attr == RACE_MARK and names_in(decorator.value) & {"mark"}
 
 
 @functools.cache

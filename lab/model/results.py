@@ -242,6 +242,9 @@ class Result:
     status: CheckStatus
     message: object  # facts (a Text), or a string that reads the same in every language; "" when it passed
     duration: float
+    # Not run this time: kept from a run of the same code and checks (lab/grading/kill_matrix.py).
+    # Not part of what a result is: a reused result equals the one it was kept from.
+    reused: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         # Read back from the child's events or from the cache: the enum and the facts again.

@@ -34,7 +34,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=None, l
     stage.stage(source, stage_dir)
     with stage.generating(stage_dir) as generating:  # beside the checks below, on the other core
         snapshot = None if reference else stage.snapshot(implementation, stage_dir)
-        steps = _planned_steps(snapshot, label, source, progress, lang)
+        steps = _planned_steps(snapshot, label, progress, lang)
         found = variants.read_variants(stage.generated(generating, stage_dir), stage.MODULE, source)
     progress(say("mutation.mutants", lang, count=len(found)))
 
@@ -63,14 +63,14 @@ def is_reference(impl):
     return Path(impl).resolve() == SOLUTIONS_DIR.resolve()
 
 
-def _planned_steps(snapshot, label, source, progress, lang):
+def _planned_steps(snapshot, label, progress, lang):
     """The steps whose checks run against the mutants: those that pass, from step 1 on, checked
     on the implementation's snapshot (None: the reference, which passes every step);
     MutmutFailed if step 1 does not pass."""
     if snapshot is None:
         steps = tuple(s.number for s in load_course())
     else:
-        steps = passing.passing_steps(snapshot, label, source, progress, lang)
+        steps = passing.passing_steps(snapshot, label, progress, lang)
     if not steps:
         raise stage.MutmutFailed("mutation.step_1_fails", label=label)
     progress(say("mutation.mutating", lang, file=label, first=steps[0], last=steps[-1]))

@@ -6,6 +6,7 @@ checked as ``make check`` checks them, and share its cached results.
 """
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 from lab.grading.kill_matrix import Job, prebuilt, results
@@ -40,11 +41,12 @@ def mutant_job(target_id, steps, text, stage_dir):
 
 
 def prebuilt_job(mutant_id, steps):
-    """A pre-built mutant, checked by the checks of `steps` (its text is make check's)."""
-    return Job(Target(mutant_id, tuple(steps), mutant=mutant_id), _prebuilt_texts()[mutant_id])
+    """A pre-built mutant, checked by the checks of `steps` (its job is make check's)."""
+    job = _prebuilt_jobs()[mutant_id]
+    return replace(job, target=replace(job.target, steps=tuple(steps)))
 
 
 @functools.cache
-def _prebuilt_texts():
-    """The pre-built mutants' texts by id, made once per run: load_mutants() and apply() read files."""
-    return {job.target.id: job.text for job in prebuilt(load_mutants())}
+def _prebuilt_jobs():
+    """The pre-built mutants' jobs by id, made once per run: load_mutants() and apply() read files."""
+    return {job.target.id: job for job in prebuilt(load_mutants())}

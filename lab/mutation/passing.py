@@ -8,14 +8,13 @@ reachable text changed run again.
 
 from lab.grading import kill_matrix
 from lab.model.course import load_course
-from lab.model.targets import Target
 from lab.text.messages import say
 
 
-def passing_steps(impl, label, source, progress, lang="en"):
+def passing_steps(impl, label, progress, lang="en"):
     """Steps 1..k, the longest run from step 1 on which every check passes; progress gets its line in lang."""
     every = tuple(step.number for step in load_course())
-    job = kill_matrix.Job(Target(label, every, impl=str(impl)), source)
+    job = kill_matrix.learner(impl, every, label)
     if to_run := kill_matrix.pending(job):
         progress(say("mutation.checking_first", lang, label=label, steps=", ".join(map(str, to_run))))
     results, _ = kill_matrix.results([job])

@@ -41,6 +41,17 @@ def span(steps):
     return f"{steps[0]}-{steps[-1]}" if len(steps) > 1 else str(steps[0])
 
 
+def spans(steps):
+    """'1-3, 5': the steps as runs of consecutive numbers."""
+    runs = []
+    for step in sorted(set(steps)):
+        if runs and runs[-1][-1] == step - 1:
+            runs[-1].append(step)
+        else:
+            runs.append([step])
+    return ", ".join(span(run) for run in runs)
+
+
 def labels(verdicts):
     """mutant id -> its neutral label: the step and a letter, in the report's order (4-a, 4-b, ...)."""
     found, count = {}, {}
@@ -315,7 +326,16 @@ def _render_yours(console, words, folder, step):
         console.print(f"    [dim]{escape(words('yours_more', count=more))}[/]")
 
 
+def _render_reused(console, words, results):
+    """One line, when some of the learner's checks were not run this time: unchanged since they last ran."""
+    reused = [r for r in results if r.reused]
+    if reused:
+        steps, ran = spans([r.step for r in reused]), len(results) - len(reused)
+        console.print(f"[dim]{escape(words('reused', steps=steps, count=len(reused), ran=ran))}[/]")
+
+
 def _render_summary(console, words, outcome, lang, named, seen, closing):
+    _render_reused(console, words, outcome.results)
     failing = [n for n in outcome.steps if not outcome.step_passes(n)]
     if not failing:
         console.print()
