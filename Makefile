@@ -37,10 +37,10 @@ ifeq (language,$(firstword $(MAKECMDGOALS)))
   endif
 endif
 ifeq (ja,$(LAB_LANG))
-  SETTING_UP := $(VENV) を準備しています (初回だけ。pyproject.toml が変わったときにもう一度)...
+  SETTING_UP := $(VENV) を uv で準備しています (uv が手に入らなければ pip で。初回だけ。pyproject.toml が変わったときにもう一度)...
   TOO_OLD := このラボには Python 3.11 以上が必要です。PYTHON=python3.11 のように指定してください
 else
-  SETTING_UP := Setting up $(VENV) (once; again only when pyproject.toml changes)...
+  SETTING_UP := Setting up $(VENV) with uv, or pip where uv cannot be had (once; again only when pyproject.toml changes)...
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
@@ -62,8 +62,7 @@ language: $(STAMP) ## remember the language of every command for this checkout: 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(TOO_OLD)")'
 	@echo "$(SETTING_UP)"
-	@$(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@$(PYTHON) -m lab.install --lang $(LAB_LANG) $(VENV)
 	@touch $(STAMP)
 
 #ja check-step    あなたのコードのステップ 1..N を検査し、次にステップ N の変異体を実行: make check-step 4
