@@ -281,9 +281,9 @@ class Watcher:
 
 def fresh_clone(root, folder):
     """Seconds of the first `make check-step 1` in a fresh clone of root, with empty caches."""
-    subprocess.run(["git", "clone", "--quiet", str(root), str(folder)], check=True, timeout=COMMAND_SECONDS)
-    caches = folder.parent / f"{folder.name}-caches"
     environment = {k: v for k, v in os.environ.items() if k not in (*MAKE_VARIABLES, "VIRTUAL_ENV")}
+    timed(["git", "clone", "--quiet", str(root), str(folder)], root, environment, statuses=(0,))
+    caches = folder.parent / f"{folder.name}-caches"
     environment |= {"UV_CACHE_DIR": str(caches / "uv"), "PIP_NO_CACHE_DIR": "1", "LAB_LANG": "en"}
     seconds, lines = timed(["make", "-s", "check-step", "1"], folder, environment, statuses=(0, 1, 2))
     if not (folder / ".venv" / ".installed").is_file():
