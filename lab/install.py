@@ -42,9 +42,19 @@ AS_VARIABLE = {
     "proxy": "HTTPS_PROXY",
     "timeout": "UV_HTTP_TIMEOUT",
     "default-timeout": "UV_HTTP_TIMEOUT",
+    "no-cache-dir": "UV_NO_CACHE",
 }
-# Settings of how pip talks, not of what it installs or from where.
-IGNORED = {"disable-pip-version-check", "no-color", "progress-bar", "quiet", "verbose", "root-user-action", "no-input"}
+# Settings of how pip talks, not of what it installs or from where (cache-dir: uv keeps a cache of its own).
+IGNORED = {
+    "disable-pip-version-check",
+    "no-color",
+    "progress-bar",
+    "quiet",
+    "verbose",
+    "root-user-action",
+    "no-input",
+    "cache-dir",
+}
 SECTION_RANK = {"global": 0, "install": 1, ":env:": 2}  # a later one overrides: pip's own order
 
 

@@ -38,6 +38,10 @@ def test_each_setting_of_pip_becomes_the_same_setting_of_uv():
         "file:///opt/pypi-more/simple",
     ]
     assert variables == {"UV_HTTP_TIMEOUT": "180", "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt"}
+    assert install.uv_settings({"no-cache-dir": "1", "cache-dir": "/srv/pip-cache"}) == (
+        ["--index-strategy", "unsafe-best-match"],
+        {"UV_NO_CACHE": "1"},
+    )
     assert install.uv_settings({"index-url": "https://mirror/simple", "no-index": "true"})[0][2:] == [
         "--index-url",
         "https://mirror/simple",
