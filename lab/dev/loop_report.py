@@ -17,7 +17,7 @@ ROWS = {
     "earlier_edit": "row_earlier_edit",
     "fresh_clone": "row_fresh_clone",
 }
-WIDTH = 120  # the table's columns, so that a pipe or a narrow terminal does not cut them
+WIDTH = 132  # the table's columns, so that a pipe or a narrow terminal does not cut them
 
 
 def row_names(plan, lang="en"):
