@@ -37,14 +37,14 @@ ifeq (language,$(firstword $(MAKECMDGOALS)))
   endif
 endif
 ifeq (ja,$(LAB_LANG))
-  SETTING_UP := $(VENV) を準備しています (初回だけ。pyproject.toml が変わったときにもう一度)...
+  SETTING_UP := $(VENV) を uv で準備しています (uv が手に入らなければ pip で。初回だけ。pyproject.toml が変わったときにもう一度)...
   TOO_OLD := このラボには Python 3.11 以上が必要です。PYTHON=python3.11 のように指定してください
 else
-  SETTING_UP := Setting up $(VENV) (once; again only when pyproject.toml changes)...
+  SETTING_UP := Setting up $(VENV) with uv, or pip where uv cannot be had (once; again only when pyproject.toml changes)...
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
-.PHONY: help language check-step check check-class classroom-workflow artifact test test-attacks clean mutation-report equivalent demo stress bench lease dev-check hint progress next reset-step restore-step backups watch
+.PHONY: help language check-step check check-class classroom-workflow artifact test test-attacks clean mutation-report equivalent demo stress bench bench-loop lease dev-check hint progress next reset-step restore-step backups watch
 
 # Each target's line ends in `## ` and its English description; the `#ja` line above it says the same in Japanese.
 #ja help          ターゲットの一覧
@@ -62,8 +62,7 @@ language: $(STAMP) ## remember the language of every command for this checkout: 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(TOO_OLD)")'
 	@echo "$(SETTING_UP)"
-	@$(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@$(PYTHON) -m lab.install --lang $(LAB_LANG) $(VENV)
 	@touch $(STAMP)
 
 #ja check-step    あなたのコードのステップ 1..N を検査し、次にステップ N の変異体を実行: make check-step 4
@@ -125,6 +124,10 @@ stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SE
 #ja bench         1〜8 プロセスでの claim/秒 と complete/秒 を素の sqlite3 と比較: 表と reports/bench/ (PEERS=1: litequeue、persist-queue と並べて)
 bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/ (PEERS=1: beside litequeue, persist-queue)
 	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) --lang $(LAB_LANG) $(if $(filter 1,$(PEERS)),--peers)
+
+#ja bench-loop    学習者のループの時間を、温まった check-step 1 との比で 1 回の実行で測る: check-step 8 (変更なし、編集直後)、watch 8、新しいクローン (REPEAT=3、CLONE=0: クローンなし、JSON=)
+bench-loop: $(STAMP) ## time the learner's loop in one run, as ratios to a warm check-step 1: check-step 8 unchanged and after edits, watch 8, a fresh clone (REPEAT=3, CLONE=0: no clone, JSON=)
+	@$(PY) -m lab bench-loop --lang $(LAB_LANG) $(if $(REPEAT),--repeat $(REPEAT)) $(if $(filter 0,$(CLONE)),--no-fresh-clone) $(if $(JSON),--json "$(JSON)")
 
 #ja lease         IMPL の成果物の関数を 1 つ、データベースファイルに対して呼ぶ: make lease ARGS="--db jobs.db claim job-1 A --ttl 5"
 lease: $(STAMP) ## call one function of IMPL's artifact on a database file: make lease ARGS="--db jobs.db claim job-1 A --ttl 5"

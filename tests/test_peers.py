@@ -5,6 +5,7 @@ PEERS=1` use (pinned versions; pip is bounded by environment.INSTALL_SECONDS), n
 lab's .venv. The assertions are on what each contender answers, never on how fast it is.
 """
 
+import importlib.metadata
 import io
 import json
 import subprocess
@@ -35,10 +36,9 @@ def test_the_peers_live_in_a_venv_of_their_own_with_the_pinned_versions(peers_py
     )
     versions = {p["name"].lower(): p["version"] for p in json.loads(listed.stdout)}
     assert (versions["litequeue"], versions["persist-queue"]) == ("0.9", "1.1.0")
-    lab_packages = subprocess.run(
-        [sys.executable, "-m", "pip", "list"], capture_output=True, text=True, timeout=60
-    ).stdout.lower()
-    assert "litequeue" not in lab_packages and "persist-queue" not in lab_packages
+    # The lab's own environment, as its interpreter sees it (uv makes it without pip to ask).
+    lab_packages = {distribution.metadata["Name"].lower() for distribution in importlib.metadata.distributions()}
+    assert "pytest" in lab_packages and not {"litequeue", "persist-queue"} & lab_packages
     stamp = LAB_ROOT / ".lab" / "peers-venv" / ".installed"
     made = stamp.stat().st_mtime_ns
     assert environment.python() == peers_python and stamp.stat().st_mtime_ns == made  # made once

@@ -35,6 +35,7 @@ MODULES = (
     "demo",
     "stress",
     "bench",
+    "bench_loop",
     "lease",
     "dev",
 )
