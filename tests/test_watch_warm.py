@@ -34,7 +34,7 @@ PASSES = "All checks of step(s) 1-3 pass."
 @pytest.fixture
 def checkout(tmp_path):
     """A learner's checkout: steps 1-3 done with the reference, 4-8 still stubs."""
-    steps = write_stubs(tmp_path / "steps")
+    write_stubs(tmp_path / "steps")
     for step in COURSE[:3]:
         reference(tmp_path, step)
     return tmp_path
@@ -109,7 +109,7 @@ def test_a_run_checks_the_files_as_saved_at_the_save_not_at_the_start_of_its_pro
 # A step 1 that, in every learner process it runs in (at its import and at every call), signals
 # every process it can see or name and writes into every /proc/<pid>/ it finds, and then creates
 # no table: the next run's ready check must not notice.
-ATTACK = '''
+ATTACK = """
 import os, signal
 
 def _everything():
@@ -134,7 +134,7 @@ _everything()
 
 def init_db(path):
     _everything()
-'''
+"""
 
 
 def test_learner_code_cannot_reach_the_next_runs_ready_check(checkout, tmp_path):

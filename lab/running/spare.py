@@ -113,4 +113,3 @@ def _end(spare):
     if spare:
         spare.end()
         shutil.rmtree(spare.workdir, ignore_errors=True)
-
