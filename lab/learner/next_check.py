@@ -1,11 +1,11 @@
-"""`make watch`'s next check, started before the save it checks: ``python -m lab.learner.next_check READY_FD N ARGS…``.
+"""`make watch`'s next check, started before the save it checks, as the watcher holds it.
 
-While the learner edits, this process imports the lab, starts the checks' child of its run
-(lab/running/spare.py), says so on the pipe READY_FD, and waits for one line on stdin. "go", written at a save, runs
-``python -m lab check N ARGS…`` here as that command runs: the learner's files, settings and
-cached verdicts are read only then. Anything else, or the end of stdin, ends it with nothing read.
-Each is used once; the watcher starts the next when a run ends, and replaces one that waited
-longer than WAITS_AT_MOST.
+The process (lab/commands/waiting_check.py) imports the lab, starts the checks' child of its run
+(lab/running/spare.py), says READY, and waits for one line on its stdin: GO, written at a save,
+runs ``python -m lab check N ARGS…`` there as that command runs (the learner's files, settings
+and cached verdicts are read only then); the end of stdin ends it with nothing read. Each is
+used once; the watcher starts the next when a run ends, and replaces one that waited longer
+than WAITS_AT_MOST.
 """
 
 import os
@@ -22,17 +22,7 @@ GO = b"go\n"
 READY = b"ready\n"
 WAITS_AT_MOST = 600.0  # seconds a next check waits for its save before the watcher replaces it
 ENDS_WITHIN = 10  # seconds an interrupted or unneeded next check has to clean up before it is ended
-# What `lab check` imports when it runs (lab/commands/check.py), imported while waiting.
-CHECK_IMPORTS = (
-    "lab.commands",
-    "lab.commands.steps",
-    "lab.grading.check",
-    "lab.learner.compared",
-    "lab.learner.completion",
-    "lab.learner.verdicts",
-    "lab.reporters.terminal",
-    "lab.store",
-)
+PROCESS = "lab.commands.waiting_check"  # the module the process runs: READY_FD N ARGS…
 
 
 class NextCheck:
@@ -46,7 +36,7 @@ class NextCheck:
         self.ready, writing = os.pipe()
         try:
             self.process = spawn(
-                [sys.executable, "-m", __name__, str(writing), *arguments],
+                [sys.executable, "-m", PROCESS, str(writing), *arguments],
                 cwd=root,
                 stdin=subprocess.PIPE,
                 stdout=stdout,
@@ -103,27 +93,3 @@ class NextCheck:
         if self.ready is not None:
             os.close(self.ready)
             self.ready = None
-
-
-def main(ready, arguments):
-    """The exit status of the check, or 0 when it was not needed. ready: the descriptor to say
-    READY on."""
-    for name in CHECK_IMPORTS:
-        __import__(name)
-    from lab.commands import main as command
-    from lab.running import runner, spare
-
-    try:
-        runner.prestart()
-        if spare.wait_until_ready():
-            os.write(ready, READY)
-        os.close(ready)
-        if sys.stdin.buffer.readline() != GO:
-            return 0
-        return command(["check", *arguments])
-    finally:
-        spare.discard()
-
-
-if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), sys.argv[2:]))
