@@ -24,6 +24,7 @@ from lab.running.child_process import parent_folder, run_child
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
 
+CHECKS_CHILD = "lab.running.child"  # the module of the checks' child (it has a waiting mode: lab/running/spare.py)
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
 NOT_RUN = Words("not_run")  # the message of a check collected but never settled
 
@@ -41,7 +42,7 @@ def run(
     confined=None,
     deadline=None,
     readable=(),
-    child="lab.running.child",
+    child=CHECKS_CHILD,
 ):
     """Every check of every target, in collection order.
 
@@ -58,7 +59,9 @@ def run(
         deadline = time.monotonic() + budget
     confined = confinement.available() if confined is None else confined
     kind = _Child(confined, _seen_by_child(targets, readable), child)
-    ready = spare.take(kind)  # started before this run, by `make watch`'s next check
+    # The checks' child starts now, while the learner's files are read and probed; or it started
+    # before this run, by `make watch`'s next check.
+    ready = spare.take(kind) or (spare.start(kind) if child == CHECKS_CHILD else None)
     workdir = ready.workdir if ready else parent_folder()
     # Confined, the scratch folder is a size-limited memory folder inside each child's sandbox.
     scratch = confinement.SCRATCH_INSIDE if confined else str(workdir / "scratch")
@@ -77,7 +80,7 @@ def run(
 
 def prestart():
     """Start the checks' child of the next run of this process before that run (lab/running/spare.py)."""
-    spare.prestart(_Child(confinement.available(), _seen_by_child((), ()), "lab.running.child"))
+    spare.prestart(_Child(confinement.available(), _seen_by_child((), ()), CHECKS_CHILD))
 
 
 @dataclass(frozen=True)

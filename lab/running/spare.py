@@ -1,12 +1,13 @@
-"""The runner's child started before its run: pytest, Hypothesis and the lab's plugin already
+"""The checks' child started before its plan exists: pytest, Hypothesis and the lab's plugin
 imported, blocked on reading its plan from a pipe (``python -m lab.running.child --wait EVENTS_FD``).
 
-`make watch` keeps its next check ready (lab/learner/next_check.py): that process starts this
-spare while the learner edits, and the first run of the checks takes it. It is the child the
-runner would start, with the same sandbox and limits; it differs only in when it starts and in
-how its plan comes: over its stdin when the run begins, never as a file (the plan holds the
-learner's files, read only then). It is used once; a spare that does not fit the run, or has
-ended, is ended and the run starts its own child as always.
+A run of the checks starts its child this way first, and reads and probes the learner's files
+meanwhile (lab/running/runner.py); `make watch`'s next check starts it even before the save
+(prestart, lab/commands/waiting_check.py), and its run takes it. It is the child the runner
+would start, in the same sandbox with the same limits; it differs only in when it starts and in
+how its plan comes: over its stdin once the run has read the learner's files, never as a file.
+It is used once; a spare that does not fit the run, or has ended, is ended, and the run starts a
+child of its own as it does after a crash.
 """
 
 import json
@@ -14,6 +15,7 @@ import os
 import select
 import shutil
 import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -32,8 +34,10 @@ class Spare:
 
     def run(self, plan, arguments, time_limit, deadline):
         """Hand the plan and pytest's arguments over and watch the child to its end; None when it
-        had already ended (the run then starts a child of its own). Used once."""
-        if not self.wait_until_ready():
+        had already ended, or did not get ready in time (the run then starts a child of its own).
+        Used once."""
+        timeout = STARTUP if deadline is None else max(0.0, min(STARTUP, deadline - time.monotonic()))
+        if not self.wait_until_ready(timeout):
             self.end()
             return None
         started, self.started = self.started, None
@@ -72,16 +76,21 @@ _spare = None  # this process's one spare child, until a run takes it
 _taking = threading.Lock()  # runs of one check start in threads of their own
 
 
-def prestart(kind):
-    """Start a spare child of this kind (its command: kind.waiting_command())."""
-    global _spare
-    discard()
+def start(kind):
+    """A spare child of this kind, started now (its command: kind.waiting_command())."""
     workdir = parent_folder()
     try:
-        _spare = Spare(kind, workdir, start_child(kind.waiting_command(), workdir, handover=True))
+        return Spare(kind, workdir, start_child(kind.waiting_command(), workdir, handover=True))
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
+
+
+def prestart(kind):
+    """Start this process's spare child, for the first run of its kind to take."""
+    global _spare
+    discard()
+    _spare = start(kind)
 
 
 def wait_until_ready():
