@@ -229,7 +229,7 @@ def fake_next_checks(monkeypatch):
             runs.append(self.arguments)
 
         def end(self):
-            self.state = "ended" if self.state == "waiting" else self.state
+            self.state = "ended" if self.state in ("waiting", "stale") else self.state
 
     monkeypatch.setattr(watch, "NextCheck", NextCheck)
     return started, runs
@@ -255,6 +255,20 @@ def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_o
     first, second = (screen.splitlines()[0] for screen in out.split(watch.CLEAR)[1:])
     assert re.match(r"\d\d:\d\d:\d\d · ", first) and first[8:] == say("watch_started", lang, time="", n=4)
     assert second[8:] == say("watch_saved", lang, time="", n=4, files="steps/04-claim/step.py")  # which save started it
+
+
+def test_watch_replaces_a_next_check_that_waited_too_long_and_runs_the_fresh_one(checkout, monkeypatch, capsys):
+    started, runs = fake_next_checks(monkeypatch)
+
+    def changes():
+        yield set()  # no change for a while
+        started[-1].state = "stale"  # the next check waited longer than WAITS_AT_MOST
+        yield set()
+        yield {("modified", "steps/04-claim/step.py")}
+        raise KeyboardInterrupt
+
+    assert watch.watch(STEP4, [], "en", checkout, changes()) == 0
+    assert [check.state for check in started] == ["ran", "ended", "ran", "ended"] and len(runs) == 2
 
 
 def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys):
