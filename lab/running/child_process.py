@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lab.model.implementation import SHOWN_FROM
 from lab.process import CHECKS, remove_groups_of, spawn
+from lab.sandbox import confinement
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
 HANG_GRACE = 5.0  # at most this many seconds past the time limit without an event before the parent kills a hung child
@@ -40,6 +41,16 @@ def parent_folder():
     shm = Path("/dev/shm")
     fast = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
     return Path(tempfile.mkdtemp(prefix="lease-lab-", dir=fast)).resolve()
+
+
+def scratch_folder(workdir, confined):
+    """The folder a run's checks and learner processes share (the databases): confined, a
+    size-limited memory folder inside each child's sandbox; else one made in workdir."""
+    if confined:
+        return confinement.SCRATCH_INSIDE
+    scratch = workdir / "scratch"
+    scratch.mkdir(exist_ok=True)
+    return str(scratch)
 
 
 def run_child(command, workdir, time_limit, deadline):

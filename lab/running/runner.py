@@ -20,7 +20,7 @@ from lab.model.implementation import read
 from lab.model.results import CheckStatus, Result, Words
 from lab.model.targets import Plan, implementation_of
 from lab.running import spare
-from lab.running.child_process import parent_folder, run_child
+from lab.running.child_process import parent_folder, run_child, scratch_folder
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
 
@@ -61,14 +61,13 @@ def run(
     kind = _Child(confined, _seen_by_child(targets, readable), child)
     # The checks' child starts now, while the learner's files are read and probed; or it started
     # before this run, by `make watch`'s next check.
-    ready = spare.take(kind) or (spare.start(kind) if child == CHECKS_CHILD else None)
+    probing = any(target.impl for target in targets)
+    ready = spare.take(kind) or (spare.start(kind, probing) if child == CHECKS_CHILD else None)
     workdir = ready.workdir if ready else parent_folder()
-    # Confined, the scratch folder is a size-limited memory folder inside each child's sandbox.
-    scratch = confinement.SCRATCH_INSIDE if confined else str(workdir / "scratch")
-    if not confined:
-        os.mkdir(scratch)
+    scratch = scratch_folder(workdir, confined)
     try:
-        targets = [_probed(t, Plan([], None, [], time_limit, lang, scratch, confined)) for t in targets]
+        settings = Plan([], None, [], time_limit, lang, scratch, confined)
+        targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None) for t in targets]
         plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
         arguments = arguments or _check_files(targets)
         return _run_until_settled(plan, workdir, (deadline, budget), arguments, kind, ready)
@@ -122,20 +121,26 @@ def _seen_by_child(targets, readable):
     return tuple(dict.fromkeys([*(str(LAB_ROOT / part) for part in LAB_PARTS), sys.prefix, *own, *map(str, readable)]))
 
 
-def _probed(target, settings):
+def _probed(target, settings, probing=None):
     """The learner's target with its files, read here once, and those that hang or end the
     process when run found first.
 
     Its path made absolute, links kept (the reader refuses files that are links or lie in a
-    linked folder): the children do not run in this folder, and never read it.
+    linked folder): the children do not run in this folder, and never read it. probing: a
+    private learner process started for the probe before (lab/running/spare.py), or None.
     """
     if not target.impl:
         return target
     impl = os.path.abspath(target.impl)
-    # Files the grading parent already chose (a step's credit, lab/grading/credit.py) are kept.
-    implementation = implementation_of(target) if target.files else read(impl, label=target.id)
+    try:
+        # Files the grading parent already chose (a step's credit, lab/grading/credit.py) are kept.
+        implementation = implementation_of(target) if target.files else read(impl, label=target.id)
+    except BaseException:
+        if probing:
+            probing.kill()
+        raise
     files = tuple((f.steps, str(f.path), f.text, f.refused) for f in implementation.files)
-    return replace(target, impl=impl, files=files, known_problems=find_problems(implementation, settings))
+    return replace(target, impl=impl, files=files, known_problems=find_problems(implementation, settings, probing))
 
 
 def _check_files(targets):

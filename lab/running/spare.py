@@ -19,7 +19,15 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lab.running.child_process import STARTUP, StartedChild, parent_folder, start_child, watch_child
+from lab.running.child_process import (
+    STARTUP,
+    StartedChild,
+    parent_folder,
+    scratch_folder,
+    start_child,
+    watch_child,
+)
+from lab.sandbox.channel import LearnerProcess
 
 WAITING = "--wait"  # the child's first argument in this mode, before its events descriptor
 WAITING_EVENT = b'{"event": "waiting"}\n'  # its first event: imported, it now reads its plan
@@ -30,7 +38,13 @@ class Spare:
     kind: object  # what kind of child it is (runner._Child): a run takes only a spare of its kind
     workdir: Path  # the parent's folder of the run that takes it (its stderr lives there)
     started: StartedChild | None  # None once it ran
+    probing: object = None  # a private learner process started for the run's probe (lab/running/probe.py)
     ready: bool = False  # its first event, that it waits for its plan, was read
+
+    def take_probing(self):
+        """The learner process started for the probe, or None; the caller then owns it."""
+        probing, self.probing = self.probing, None
+        return probing
 
     def run(self, plan, arguments, time_limit, deadline):
         """Hand the plan and pytest's arguments over and watch the child to its end; None when it
@@ -66,31 +80,43 @@ class Spare:
         return self.ready
 
     def end(self):
-        """End the child if it never ran."""
+        """End the child if it never ran, and the probe's process if nobody took it."""
         started, self.started = self.started, None
         if started:
             started.end()
+        probing = self.take_probing()
+        if probing:
+            probing.kill()
 
 
 _spare = None  # this process's one spare child, until a run takes it
 _taking = threading.Lock()  # runs of one check start in threads of their own
 
 
-def start(kind):
-    """A spare child of this kind, started now (its command: kind.waiting_command())."""
+def start(kind, probing=False):
+    """A spare child of this kind, started now (its command: kind.waiting_command()); probing:
+    with a private learner process for the probe of the learner's files."""
     workdir = parent_folder()
+    started = None
     try:
-        return Spare(kind, workdir, start_child(kind.waiting_command(), workdir, handover=True))
+        started = Spare(kind, workdir, start_child(kind.waiting_command(), workdir, handover=True))
+        if probing:
+            scratch = scratch_folder(workdir, kind.confined)
+            started.probing = LearnerProcess(scratch, kind.confined, private=True)
+        return started
     except BaseException:
+        if started:
+            started.end()
         shutil.rmtree(workdir, ignore_errors=True)
         raise
 
 
 def prestart(kind):
-    """Start this process's spare child, for the first run of its kind to take."""
+    """Start this process's spare child (and its probe's learner process), for the first run of
+    its kind to take."""
     global _spare
     discard()
-    _spare = start(kind)
+    _spare = start(kind, probing=True)
 
 
 def wait_until_ready():
