@@ -210,20 +210,45 @@ def test_restore_without_a_backup_says_so(checkout, capsys):
     assert status == 1 and "05-renew" in out
 
 
+def fake_next_checks(monkeypatch):
+    """Next checks that record what they were asked instead of checking: (every one started, the
+    arguments of those that ran)."""
+    started, runs = [], []
+
+    class NextCheck:
+        def __init__(self, arguments, root):
+            self.arguments, self.state = arguments, "waiting"
+            started.append(self)
+
+        def waiting(self):
+            return self.state == "waiting"
+
+        def run(self):
+            self.state = "ran"
+            runs.append(self.arguments)
+
+        def end(self):
+            self.state = "ended" if self.state in ("waiting", "stale") else self.state
+
+    monkeypatch.setattr(watch, "NextCheck", NextCheck)
+    return started, runs
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_on_ctrl_c(
     checkout, monkeypatch, lang, capsys
 ):
-    runs = []
-    monkeypatch.setattr(watch, "run_check", lambda command, root: runs.append(command))
+    started, runs = fake_next_checks(monkeypatch)
 
     def changes():
         yield {("modified", "steps/04-claim/step.py")}
+        yield set()  # no change for a while: nothing runs
         raise KeyboardInterrupt
 
     assert watch.watch(STEP4, ["--no-mutants"], lang, checkout, changes()) == 0
     out = capsys.readouterr().out
-    assert len(runs) == 2 and runs[0][1:5] == ["-m", "lab", "check", "4"] and "--no-mutants" in runs[0]
+    assert len(runs) == 2 and runs[0][:3] == ["4", "--lang", lang] and "--no-mutants" in runs[0]
+    assert [check.state for check in started] == ["ran", "ran", "ended"]  # the third waited, unused
     assert out.count(watch.CLEAR) == 2 and out.rstrip().endswith(say("watch_stopped", lang))
     assert "Traceback" not in out
     first, second = (screen.splitlines()[0] for screen in out.split(watch.CLEAR)[1:])
@@ -231,22 +256,41 @@ def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_o
     assert second[8:] == say("watch_saved", lang, time="", n=4, files="steps/04-claim/step.py")  # which save started it
 
 
+def test_watch_replaces_a_next_check_that_waited_too_long_and_runs_the_fresh_one(checkout, monkeypatch, capsys):
+    started, runs = fake_next_checks(monkeypatch)
+
+    def changes():
+        yield set()  # no change for a while
+        started[-1].state = "stale"  # the next check waited longer than WAITS_AT_MOST
+        yield set()
+        yield {("modified", "steps/04-claim/step.py")}
+        raise KeyboardInterrupt
+
+    assert watch.watch(STEP4, [], "en", checkout, changes()) == 0
+    assert [check.state for check in started] == ["ran", "ended", "ran", "ended"] and len(runs) == 2
+
+
 def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys):
     import watchfiles
 
-    runs = []
-    monkeypatch.setattr(watch, "run_check", lambda command, root: runs.append(command))
+    _, runs = fake_next_checks(monkeypatch)
     target = checkout / "steps" / STEP4.dir / STEP_FILE
     changes = watchfiles.watch(checkout / "steps", stop_event=None, rust_timeout=3000, yield_on_timeout=True)
+
+    seen = []
 
     def one_change():
         target.write_text(target.read_text() + "\n")
         for batch in changes:
             yield batch
-            raise KeyboardInterrupt
+            if batch:
+                seen.extend(path for _, path in batch)
+                raise KeyboardInterrupt
+            # Saved before watchfiles began to watch: its timeout's empty batch came; save again.
+            target.write_text(target.read_text() + "\n")
 
     assert watch.watch(STEP4, [], "en", checkout, one_change()) == 0
-    assert len(runs) == 2
+    assert len(runs) == 2 and str(target) in seen
 
 
 def test_make_knows_every_learner_target_with_a_help_line():

@@ -14,9 +14,11 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from lab.model.implementation import SHOWN_FROM
 from lab.process import CHECKS, remove_groups_of, spawn
+from lab.sandbox import confinement
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
 HANG_GRACE = 5.0  # at most this many seconds past the time limit without an event before the parent kills a hung child
@@ -33,29 +35,85 @@ class ChildOutcome:
     out_of_time: bool = False
 
 
+def parent_folder():
+    """A new folder of the parent's own for a run's children (their plans and stderr), which no
+    child writes; in memory-backed /dev/shm where there is one."""
+    shm = Path("/dev/shm")
+    fast = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+    return Path(tempfile.mkdtemp(prefix="lease-lab-", dir=fast)).resolve()
+
+
+def scratch_folder(workdir, confined):
+    """The folder a run's checks and learner processes share (the databases): confined, a
+    size-limited memory folder inside each child's sandbox; else one made in workdir."""
+    if confined:
+        return confinement.SCRATCH_INSIDE
+    scratch = workdir / "scratch"
+    scratch.mkdir(exist_ok=True)
+    return str(scratch)
+
+
 def run_child(command, workdir, time_limit, deadline):
     """Run one child until it ends, or kill it when one check runs far past the time limit.
 
     command: the child's command line with "{events}" standing for the events pipe's descriptor."""
-    reading, writing = os.pipe()
-    with tempfile.TemporaryFile(dir=workdir) as stderr:
+    return watch_child(start_child(command, workdir), time_limit, deadline)
+
+
+@dataclass
+class StartedChild:
+    """A child and what the parent holds of it: its process, the reading end of its events pipe
+    and its unnamed stderr file."""
+
+    process: object  # a lab.process.Child
+    reading: int
+    stderr: object
+
+    def end(self):
+        """End it unwatched, and everything it started (a spare child nobody ran)."""
         try:
-            child = spawn(
-                [part.replace("{events}", str(writing)) for part in command],
-                CHECKS,
-                cwd=workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                env=child_environment(),
-                pass_fds=(writing,),
-            )
+            self.process.end()
         finally:
-            os.close(writing)
+            if self.process.stdin:
+                self.process.stdin.close()
+            os.close(self.reading)
+            self.stderr.close()
+        remove_groups_of(self.process.pid)
+
+
+def start_child(command, workdir, handover=False):
+    """Start one child; handover: its stdin is a pipe the parent writes its plan to
+    (lab/running/spare.py), else it reads nothing."""
+    reading, writing = os.pipe()
+    stderr = tempfile.TemporaryFile(dir=workdir)  # noqa: SIM115 (closed by watch_child or end)
+    try:
+        process = spawn(
+            [part.replace("{events}", str(writing)) for part in command],
+            CHECKS,
+            cwd=workdir,
+            stdin=subprocess.PIPE if handover else subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=child_environment(),
+            pass_fds=(writing,),
+        )
+    except BaseException:
+        os.close(reading)
+        stderr.close()
+        raise
+    finally:
+        os.close(writing)
+    return StartedChild(process, reading, stderr)
+
+
+def watch_child(started, time_limit, deadline):
+    """Watch a started child until it ends (or kill it), and read what it sent."""
+    child, stderr = started.process, started.stderr
+    with stderr:
         try:
-            received, hung, out_of_time = _watch(child, reading, time_limit, deadline)
+            received, hung, out_of_time = _watch(child, started.reading, time_limit, deadline)
         finally:  # Ctrl-C or an error here: the child's session would outlive the parent
-            os.close(reading)
+            os.close(started.reading)
             child.end()
         remove_groups_of(child.pid)  # left by learner processes of a child that was killed
         stderr.seek(max(0, os.fstat(stderr.fileno()).st_size - STDERR_TAIL))  # a flood shows its tail only

@@ -10,16 +10,23 @@ from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import LoadStopped, load
 
 
-def find_problems(implementation, settings):
-    """(step, message) for every file of implementation that hangs or ends the process when it runs."""
+def find_problems(implementation, settings, started=None):
+    """(step, message) for every file of implementation that hangs or ends the process when it runs.
+
+    started: a private learner process started for this before the files were read (a spare's,
+    lab/running/spare.py), used for the first try; it is ended here in any case."""
     known = {}
-    for _ in implementation.files:
-        process = LearnerProcess(settings.scratch, settings.confined, private=True)  # it shares no database
-        try:
-            load(process, implementation, known, settings, one_by_one=True)
-            break
-        except LoadStopped as stopped:
-            known.update(dict.fromkeys(stopped.file.steps, str(stopped)))
-        finally:
-            process.kill()
+    try:
+        for _ in implementation.files:
+            process, started = started or LearnerProcess(settings.scratch, settings.confined, private=True), None
+            try:
+                load(process, implementation, known, settings, one_by_one=True)
+                break
+            except LoadStopped as stopped:
+                known.update(dict.fromkeys(stopped.file.steps, str(stopped)))
+            finally:
+                process.kill()
+    finally:
+        if started:
+            started.kill()
     return tuple(known.items())

@@ -10,10 +10,8 @@ child for the checks still to run.
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
 from lab.model.checks import check_files, checks_of
 from lab.model.course import LAB_ROOT
@@ -21,10 +19,12 @@ from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import read
 from lab.model.results import CheckStatus, Result, Words
 from lab.model.targets import Plan, implementation_of
-from lab.running.child_process import run_child
+from lab.running import spare
+from lab.running.child_process import parent_folder, run_child, scratch_folder
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
 
+CHECKS_CHILD = "lab.running.child"  # the module of the checks' child (it has a waiting mode: lab/running/spare.py)
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
 NOT_RUN = Words("not_run")  # the message of a check collected but never settled
 
@@ -42,7 +42,7 @@ def run(
     confined=None,
     deadline=None,
     readable=(),
-    child="lab.running.child",
+    child=CHECKS_CHILD,
 ):
     """Every check of every target, in collection order.
 
@@ -58,19 +58,28 @@ def run(
     if deadline is None and budget:
         deadline = time.monotonic() + budget
     confined = confinement.available() if confined is None else confined
-    # The parent's own folder (the plans, the children's stderr), which no child writes.
-    workdir = Path(tempfile.mkdtemp(prefix="lease-lab-", dir=_fast_tmp())).resolve()
-    # Confined, the scratch folder is a size-limited memory folder inside each child's sandbox.
-    scratch = confinement.SCRATCH_INSIDE if confined else str(workdir / "scratch")
-    if not confined:
-        os.mkdir(scratch)
+    kind = _Child(confined, _seen_by_child(targets, readable), child)
+    # The checks' child starts now, while the learner's files are read and probed; or it started
+    # before this run, by `make watch`'s next check.
+    probing = any(target.impl for target in targets)
+    ready = spare.take(kind) or (spare.start(kind, probing) if child == CHECKS_CHILD else None)
+    workdir = ready.workdir if ready else parent_folder()
+    scratch = scratch_folder(workdir, confined)
     try:
-        targets = [_probed(t, Plan([], None, [], time_limit, lang, scratch, confined)) for t in targets]
+        settings = Plan([], None, [], time_limit, lang, scratch, confined)
+        targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None) for t in targets]
         plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
-        started = _Child(confined, _seen_by_child(targets, readable), child)
-        return _run_until_settled(plan, workdir, (deadline, budget), arguments or _check_files(targets), started)
+        arguments = arguments or _check_files(targets)
+        return _run_until_settled(plan, workdir, (deadline, budget), arguments, kind, ready)
     finally:
+        if ready:
+            ready.end()  # when the run stopped before its first child
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def prestart():
+    """Start the checks' child of the next run of this process before that run (lab/running/spare.py)."""
+    spare.prestart(_Child(confinement.available(), _seen_by_child((), ()), CHECKS_CHILD))
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,11 @@ class _Child:
     confined: bool
     readable: tuple
     module: str
+
+    def waiting_command(self):
+        """The command line of a spare child, which reads its plan and arguments from its stdin."""
+        waiting = [*confinement.lab_python(self.module), spare.WAITING, "{events}"]
+        return [*confinement.verdict_sandbox(None, self.readable), *waiting] if self.confined else waiting
 
     def command(self, plan_path, arguments):
         """The command line; "{events}" stands for the descriptor of the events pipe."""
@@ -107,20 +121,26 @@ def _seen_by_child(targets, readable):
     return tuple(dict.fromkeys([*(str(LAB_ROOT / part) for part in LAB_PARTS), sys.prefix, *own, *map(str, readable)]))
 
 
-def _probed(target, settings):
+def _probed(target, settings, probing=None):
     """The learner's target with its files, read here once, and those that hang or end the
     process when run found first.
 
     Its path made absolute, links kept (the reader refuses files that are links or lie in a
-    linked folder): the children do not run in this folder, and never read it.
+    linked folder): the children do not run in this folder, and never read it. probing: a
+    private learner process started for the probe before (lab/running/spare.py), or None.
     """
     if not target.impl:
         return target
     impl = os.path.abspath(target.impl)
-    # Files the grading parent already chose (a step's credit, lab/grading/credit.py) are kept.
-    implementation = implementation_of(target) if target.files else read(impl, label=target.id)
+    try:
+        # Files the grading parent already chose (a step's credit, lab/grading/credit.py) are kept.
+        implementation = implementation_of(target) if target.files else read(impl, label=target.id)
+    except BaseException:
+        if probing:
+            probing.kill()
+        raise
     files = tuple((f.steps, str(f.path), f.text, f.refused) for f in implementation.files)
-    return replace(target, impl=impl, files=files, known_problems=find_problems(implementation, settings))
+    return replace(target, impl=impl, files=files, known_problems=find_problems(implementation, settings, probing))
 
 
 def _check_files(targets):
@@ -129,21 +149,18 @@ def _check_files(targets):
     return [str(path) for step in steps for path in check_files(step)]
 
 
-def _fast_tmp():
-    """The parent's folder goes to memory-backed /dev/shm where there is one."""
-    shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
-
-
-def _run_until_settled(plan, workdir, budget, arguments, child):
+def _run_until_settled(plan, workdir, budget, arguments, child, ready=None):
+    """ready: a spare child for the first attempt (lab/running/spare.py), or None."""
     results, checks, skip, losses = {}, {}, [], {}
     deadline, seconds = budget
     time_limit = plan.time_limit
     for attempt in range(1, 1000):
         plan = replace(plan, skip=skip)
-        plan_path = workdir / f"plan-{attempt}.json"
-        plan.dump(plan_path)
-        outcome = run_child(child.command(plan_path, arguments), workdir, time_limit, deadline)
+        outcome = ready.run(plan, arguments, time_limit, deadline) if ready and attempt == 1 else None
+        if outcome is None:
+            plan_path = workdir / f"plan-{attempt}.json"
+            plan.dump(plan_path)
+            outcome = run_child(child.command(plan_path, arguments), workdir, time_limit, deadline)
         started = None
         for event in outcome.events:
             if event.get("event") == "collected":

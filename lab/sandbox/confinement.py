@@ -87,10 +87,12 @@ def verdict_sandbox(plan, readable):
     It keeps the host's /proc and PID namespace: a learner process's sandbox inside it can mount
     a /proc of its own only where a whole one is visible, and bubblewrap finds its own child there
     by its pid. No learner code runs where the host's /proc is seen; the runner ends the child's
-    whole session, and each learner process dies with its parent."""
-    return bwrap(
-        readable=[(plan, PLAN_INSIDE), *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc="host", working=HOME_INSIDE
-    )
+    whole session, and each learner process dies with its parent.
+
+    plan None: a child started before its run, which reads its plan from a pipe
+    (lab/running/spare.py)."""
+    planned = [(plan, PLAN_INSIDE)] if plan is not None else []
+    return bwrap(readable=[*planned, *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc="host", working=HOME_INSIDE)
 
 
 def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):

@@ -1,0 +1,45 @@
+"""The process of `make watch`'s next check: ``python -m lab.commands.waiting_check READY_FD N ARGS…``.
+
+Started by the watcher before the save it checks (lab/learner/next_check.py, which says what it
+does); not a verb of its own: what it runs at GO is the verb check.
+"""
+
+import os
+import sys
+
+from lab.commands import main as command
+from lab.learner.next_check import GO, READY
+from lab.running import runner, spare
+
+# What `lab check` imports when it runs (lab/commands/check.py), imported while waiting.
+CHECK_IMPORTS = (
+    "lab.commands",
+    "lab.commands.steps",
+    "lab.grading.check",
+    "lab.learner.compared",
+    "lab.learner.completion",
+    "lab.learner.verdicts",
+    "lab.reporters.terminal",
+    "lab.store",
+)
+
+
+def main(ready, arguments):
+    """The exit status of the check, or 0 when it was not needed. ready: the descriptor to say
+    READY on."""
+    for name in CHECK_IMPORTS:
+        __import__(name)
+    try:
+        runner.prestart()
+        if spare.wait_until_ready():
+            os.write(ready, READY)
+        os.close(ready)
+        if sys.stdin.buffer.readline() != GO:
+            return 0
+        return command(["check", *arguments])
+    finally:
+        spare.discard()
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1]), sys.argv[2:]))

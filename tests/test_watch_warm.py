@@ -1,0 +1,223 @@
+"""`make watch` keeps its next check ready (lab/learner/next_check.py, lab/running/spare.py):
+the same report as `make check-step`, the files as saved at the save, nothing reachable by the
+learner's code, and nothing left behind.
+
+Each test works on a checkout of its own in tmp_path (root/steps), never on this lab's steps/.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lab.learner import next_check
+from lab.learner.next_check import NextCheck
+from lab.learner.watch_latency import save_to_verdict
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import STEP_FILE
+from lab.model.pristine import stub_text, write_stubs
+from lab.process import PIDS_HIERARCHY
+from lab.running import runner, spare
+from lab.sandbox import confinement
+
+pytestmark = pytest.mark.e2e
+COURSE = load_course()
+STEP1 = COURSE[0]
+PASSES = "All checks of step(s) 1-3 pass."
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A learner's checkout: steps 1-3 done with the reference, 4-8 still stubs."""
+    write_stubs(tmp_path / "steps")
+    for step in COURSE[:3]:
+        reference(tmp_path, step)
+    return tmp_path
+
+
+def reference(root, step):
+    shutil.copy(LAB_ROOT / "solutions" / step.dir / STEP_FILE, root / "steps" / step.dir / STEP_FILE)
+
+
+def ready_check(root, report, arguments=("3", "--no-mutants")):
+    """A next check of `arguments`, ready (its checks' child waiting for its plan); its report goes to `report`."""
+    upcoming = NextCheck(list(arguments), root, stdout=report.open("w"))
+    assert upcoming.wait_until_ready(), "the next check did not get ready"
+    return upcoming
+
+
+def descendants(pid):
+    """Every living process below pid (from /proc's children lists), zombies included."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def alive(pid):
+    """Whether pid is a process that has not ended (a zombie has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def commands_of(pids):
+    return [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() for pid in pids if alive(pid)]
+
+
+def test_bubblewrap_confines_the_checks_here():
+    assert confinement.available(), "bubblewrap is missing or cannot make a sandbox: apt-get install bubblewrap"
+
+
+def test_the_watch_shows_the_report_make_check_step_shows_for_the_same_code(checkout, tmp_path):
+    cold = subprocess.run(
+        [sys.executable, "-m", "lab", "check", "3", "--no-mutants"], cwd=checkout, capture_output=True, text=True
+    )
+    upcoming = ready_check(checkout, tmp_path / "warm.txt")
+    upcoming.run()
+    assert upcoming.process.returncode == cold.returncode == 0
+    assert (tmp_path / "warm.txt").read_text() == cold.stdout and PASSES in cold.stdout
+
+
+def test_a_run_checks_the_files_as_saved_at_the_save_not_at_the_start_of_its_process(checkout, tmp_path):
+    step_file = checkout / "steps" / STEP1.dir / STEP_FILE
+    step_file.write_text(stub_text(STEP1))  # when the next check starts, step 1 is a stub
+    upcoming = ready_check(checkout, tmp_path / "report.txt")
+    reference(checkout, STEP1)  # the save
+    upcoming.run()
+    assert upcoming.process.returncode == 0 and PASSES in (tmp_path / "report.txt").read_text()
+    # and the other way: ready while step 1 passes, a stub saved
+    upcoming = ready_check(checkout, tmp_path / "report.txt")
+    step_file.write_text(stub_text(STEP1))
+    upcoming.run()
+    assert upcoming.process.returncode == 1 and PASSES not in (tmp_path / "report.txt").read_text()
+
+
+# A step 1 that, in every learner process it runs in (at its import and at every call), signals
+# every process it can see or name and writes into every /proc/<pid>/ it finds, and then creates
+# no table: the next run's ready check must not notice.
+ATTACK = """
+import os, signal
+
+def _everything():
+    seen = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    for pid in seen:
+        for name in ("oom_score_adj", "comm", "attr/current"):
+            try:
+                with open(f"/proc/{pid}/{name}", "w") as proc:
+                    proc.write("1000")
+            except OSError:
+                pass
+    for pid in range(2, 1 << 16):
+        if pid != os.getpid():
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+
+_everything()
+
+
+def init_db(path):
+    _everything()
+"""
+
+
+def test_learner_code_cannot_reach_the_next_runs_ready_check(checkout, tmp_path):
+    step_file = checkout / "steps" / STEP1.dir / STEP_FILE
+    reference_text = step_file.read_text()
+    step_file.write_text(reference_text + ATTACK)
+    attacked = ready_check(checkout, tmp_path / "attacked.txt", ("1", "--no-mutants"))
+    following = ready_check(checkout, tmp_path / "following.txt")
+    waiting = [following.process.pid, *descendants(following.process.pid)]
+    assert any("bwrap" in command for command in commands_of(waiting))  # its checks' child, in its sandbox
+    attacked.run()
+    # The attack ran: its init_db, which creates no table, fails its checks.
+    assert attacked.process.returncode == 1 and "C1.1" in (tmp_path / "attacked.txt").read_text()
+    assert all(alive(pid) for pid in waiting), commands_of(waiting)
+    assert all(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "T" for pid in waiting)
+    step_file.write_text(reference_text)
+    following.run()
+    assert following.process.returncode == 0 and PASSES in (tmp_path / "following.txt").read_text()
+
+
+WATCHING = """
+import sys
+from pathlib import Path
+from lab.learner.watch import watch
+from lab.model.course import load_course
+watch(load_course()[0], ["--no-mutants"], "en", Path(sys.argv[1]))
+"""
+
+
+def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkout):
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", WATCHING, str(checkout)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        lines = iter(watcher.stdout.readline, "")
+        assert any("All checks of step(s) 1 pass." in line for line in lines)  # the first run ended
+        waiting = _ready_descendants(watcher.pid)
+        os.kill(watcher.pid, signal.SIGINT)  # as the terminal sends Ctrl-C
+        assert watcher.wait(timeout=30) == 0
+        assert "Stopped watching." in watcher.stdout.read()
+    finally:
+        if watcher.poll() is None:
+            os.killpg(watcher.pid, signal.SIGKILL)
+            watcher.wait()
+    assert [pid for pid in waiting if alive(pid)] == []  # no orphan, no zombie
+    assert [g for pid in waiting for g in PIDS_HIERARCHY.glob(f"lease-lab-{pid}-*")] == []
+
+
+def _ready_descendants(pid, within=60):
+    """The processes below the watcher once its next check's child waits in its sandbox."""
+    ends = time.monotonic() + within
+    while time.monotonic() < ends:
+        found = descendants(pid)
+        if any("--wait" in command for command in commands_of(found)):
+            return found
+        time.sleep(0.1)
+    raise AssertionError("no next check got ready")
+
+
+def test_a_next_check_that_waited_too_long_is_no_longer_waiting_and_ends_cleanly(checkout, monkeypatch):
+    upcoming = NextCheck(["1"], checkout, stdout=subprocess.DEVNULL)
+    assert upcoming.waiting()
+    monkeypatch.setattr(next_check, "WAITS_AT_MOST", 0.0)
+    assert not upcoming.waiting()  # the watcher replaces it
+    upcoming.end()
+    assert upcoming.process.returncode == 0  # it ended itself: its stdin closed before any save
+
+
+def test_a_spare_child_of_another_kind_is_ended_and_the_run_starts_its_own(tmp_path):
+    runner.prestart()
+    assert spare.wait_until_ready()
+    waiting = spare._spare.started.process
+    other = runner._Child(confinement.available(), (str(tmp_path),), "lab.running.child")
+    assert spare.take(other) is None and waiting.returncode is not None and spare._spare is None
+
+
+def test_save_to_verdict_measures_a_warm_and_a_cold_save_of_the_same_code(checkout):
+    step_file = checkout / "steps" / STEP1.dir / STEP_FILE
+    text = step_file.read_text()
+    warm = save_to_verdict(1, lambda: step_file.write_text(text + "\n"), checkout, ["--no-mutants"])
+    cold = save_to_verdict(1, lambda: step_file.write_text(text), checkout, ["--no-mutants"], warm=False)
+    assert 0 < warm and 0 < cold
