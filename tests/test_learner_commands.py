@@ -270,6 +270,30 @@ def test_watch_replaces_a_next_check_that_waited_too_long_and_runs_the_fresh_one
     assert [check.state for check in started] == ["ran", "ended", "ran", "ended"] and len(runs) == 2
 
 
+def test_watch_runs_again_for_a_save_made_during_its_first_run(checkout, monkeypatch, capsys):
+    """The watcher begins to watch after the first run: a save made during it still starts a run."""
+    _, runs = fake_next_checks(monkeypatch)
+    target = checkout / "steps" / STEP4.dir / STEP_FILE
+
+    class SavedDuringTheRun(watch.NextCheck):
+        def run(self):
+            if not runs:  # the first run: the learner saves while it checks
+                target.write_text(target.read_text() + "\n# saved\n")
+            super().run()
+
+    monkeypatch.setattr(watch, "NextCheck", SavedDuringTheRun)
+
+    def changes():
+        raise KeyboardInterrupt
+        yield
+
+    assert watch.watch(STEP4, [], "en", checkout, changes()) == 0
+    second = capsys.readouterr().out.split(watch.CLEAR)[2].splitlines()[0]
+    assert len(runs) == 2 and second[8:] == say(
+        "watch_saved", "en", time="", n=4, files=f"steps/{STEP4.dir}/{STEP_FILE}"
+    )
+
+
 def test_watch_with_watchfiles_sees_a_real_change(checkout, monkeypatch, capsys):
     import watchfiles
 

@@ -46,7 +46,7 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
                 rust_timeout=int(WAITS_AT_MOST * 1000 / 10),
                 yield_on_timeout=True,
             )
-        for batch in _with_start(changes):
+        for batch in _with_start(changes, folder):
             if not upcoming.waiting():
                 upcoming.end()
                 upcoming = NextCheck(arguments, root)
@@ -64,10 +64,31 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
     return ExitStatus.ALL_PASS
 
 
-def _with_start(changes):
-    """None (the start of watching), then each batch of changes."""
+def _with_start(changes, folder):
+    """None (the start of watching), then each batch of changes.
+
+    The watcher begins to watch only when it is first asked for changes, after the first run: a
+    save made during that run is found by the files' stamps before and after it, and is a batch."""
+    before = _stamps(folder)
     yield None
+    after = _stamps(folder)
+    saved = {path for path, stamp in after.items() if before.get(path) != stamp} | (before.keys() - after.keys())
+    if saved:
+        yield {("saved during the first run", path) for path in saved}
     yield from changes
+
+
+def _stamps(folder):
+    """{path: (modification time, size)} of the watched files under folder."""
+    found = {}
+    for path in folder.rglob("*"):
+        if path.suffix in WATCHED:
+            try:
+                status = path.stat()
+            except OSError:  # removed while we looked
+                continue
+            found[str(path)] = (status.st_mtime_ns, status.st_size)
+    return found
 
 
 def run_line(step, lang, root, started_by, now=None):
