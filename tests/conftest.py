@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from cache_store import entries_added_only
 
 from lab.grading.check import check, every_step
 from lab.model.course import LAB_ROOT
@@ -12,7 +13,15 @@ from lab.model.pristine import write_stubs
 @pytest.fixture(scope="session")
 def reference_run():
     """The reference against every check, and every mutant against its step's checks."""
-    return check(LAB_ROOT / "solutions", every_step(), every_step(), impl_label="solutions", use_cache=False)
+    with entries_added_only():
+        return check(LAB_ROOT / "solutions", every_step(), every_step(), impl_label="solutions", use_cache=False)
+
+
+@pytest.fixture
+def cache_entries_added_only():
+    """For a test that runs without the cache: tests/cache_store.py."""
+    with entries_added_only():
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -74,31 +83,48 @@ E2E_MODULES = {
 
 
 # `make test` runs the tests on two workers (pytest-xdist), a module at a time so that its module
-# fixtures run once. These modules share one worker, one after the other: a class run fails
-# (status 3) when an entry of the cache store changes while it runs, and the runs here without
-# the cache (reference_run, use_cache=False) write entries again; reference_run runs once.
-SHARED_CACHE_MODULES = {
-    "test_classroom",
-    "test_grader_attacks",
-    "test_kill_matrix",
-    "test_learner_texts",
-    "test_predictions",
-    "test_verdict_side",
+# fixtures run once. The modules that use one session fixture share a worker, one after the other,
+# so that the fixture runs once. (Runs without the cache may go beside a class run: they add
+# entries to the cache store and never rewrite one, tests/cache_store.py.)
+SHARED_SESSION_FIXTURES = {
+    "test_kill_matrix": "reference_run",
+    "test_learner_texts": "reference_run",
 }
+# The modules that take minutes, the longest first (CPU seconds, measured alone on a busy machine):
+# a worker starts them before anything else, since the module that starts last bounds the wall time.
+LONGEST_FIRST = (
+    "test_grader_attacks",  # 116: one class of attacks and controls
+    "test_classroom",  # 90: a class, its re-grade and a used-up budget
+    "test_independent_implementations",  # a correct one's every check, a wrong one's up to its step
+    "test_broken_learner_code",  # 55: code that hangs, at its time limit per check
+    "test_japanese_output",  # 57
+)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist's --dist loadfile, with the shared cache's modules as one file. (Its loadgroup
-    cannot group on pytest 9.2: it renames a node's id through an attribute pytest no longer reads.)"""
+    """pytest-xdist's --dist loadfile, with the modules of one session fixture as one file, and the
+    longest modules first. (Its loadgroup cannot group on pytest 9.2: it renames a node's id through
+    an attribute pytest no longer reads.)"""
     from xdist.scheduler import LoadFileScheduling
 
-    class ModulesAndSharedCache(LoadFileScheduling):
+    class ModulesLongestFirst(LoadFileScheduling):
         def _split_scope(self, nodeid):
-            module = nodeid.split("::", 1)[0]
-            return "shared-cache" if Path(module).stem in SHARED_CACHE_MODULES else module
+            module = Path(nodeid.split("::", 1)[0]).stem
+            return SHARED_SESSION_FIXTURES.get(module, module)
 
-    return ModulesAndSharedCache(config, log)
+        def _assign_work_unit(self, node):
+            for scope in sorted(self.workqueue, key=_start_rank):
+                self.workqueue.move_to_end(scope)
+            super()._assign_work_unit(node)
+
+    return ModulesLongestFirst(config, log)
+
+
+def _start_rank(scope):
+    """A scope's place in the queue: the longest modules by their rank, then the rest as xdist
+    ordered them (by their count of tests; the sort is stable)."""
+    return LONGEST_FIRST.index(scope) if scope in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
 def pytest_collection_modifyitems(config, items):
