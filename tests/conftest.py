@@ -1,5 +1,7 @@
 """Shared, expensive runs of the checker, made once per test session."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,31 @@ def stubs(tmp_path_factory):
 def stub_run(stubs):
     """The stubs as shipped, against every check."""
     return check(stubs, every_step(), (), impl_label="steps")
+
+
+@pytest.fixture(scope="session")
+def reference_mutation_report(tmp_path_factory):
+    """`python -m lab mutation` over the reference, every run on one stage (the first run makes
+    it); report(lang) is (the finished process, its out folder), run once, when a test first asks
+    for it; report(lang, run=2) is a second run, to compare with the first."""
+    folder = tmp_path_factory.mktemp("mutation-reports")
+    made = {}
+
+    def report(lang="en", run=1):
+        if (lang, run) not in made:
+            out = folder / f"{lang}-{run}"
+            arguments = ["mutation", "--impl", "solutions", "--lang", lang, "--out", str(out)]
+            done = subprocess.run(
+                [sys.executable, "-m", "lab", *arguments, "--stage", str(folder / "stage")],
+                cwd=LAB_ROOT,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            made[lang, run] = done, out
+        return made[lang, run]
+
+    return report
 
 
 def pytest_addoption(parser):
@@ -89,15 +116,24 @@ E2E_MODULES = {
 SHARED_SESSION_FIXTURES = {
     "test_kill_matrix": "reference_run",
     "test_learner_texts": "reference_run",
+    "test_japanese_output": "reference_mutation_report",
+    "test_mutation_language": "reference_mutation_report",
+    "test_mutation_report": "reference_mutation_report",
 }
-# The modules that take minutes, the longest first (CPU seconds, measured alone on a busy machine):
-# a worker starts them before anything else, since the module that starts last bounds the wall time.
+# The modules (and groups) that take minutes, the longest first: a worker starts them before the
+# rest, since the one that starts last bounds the wall time. Wall seconds of each alone, one after
+# another, with the machine at a load of about 10 on its 2 cores.
 LONGEST_FIRST = (
-    "test_grader_attacks",  # 116: one class of attacks and controls
-    "test_classroom",  # 90: a class, its re-grade and a used-up budget
-    "test_independent_implementations",  # a correct one's every check, a wrong one's up to its step
-    "test_broken_learner_code",  # 55: code that hangs, at its time limit per check
-    "test_japanese_output",  # 57
+    "test_independent_implementations",  # 418: 9 correct ones (their races thrice), 34 wrong ones up to their step
+    "test_grader_attacks",  # 316: a class of attacks and controls
+    "reference_mutation_report",  # 240: with the check-step runs of test_japanese_output
+    "test_classroom",  # 166: a class, its re-grades, a used-up budget
+    "test_learner_commands",  # 155
+    "reference_run",  # 146
+    "test_mutation_report_of_learner_code",  # 120
+    "test_learner_path",  # 119
+    "test_broken_learner_code",  # 106: code that hangs runs out its time limit in every check
+    "test_field",  # 86
 )
 
 
