@@ -217,13 +217,22 @@ def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
     assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.said("en")
 
 
+# A prediction that sleeps far past the budget (but within its time limit), so that only the budget
+# can stop it; the budget is ten times what starting the prediction's run takes on a quiet machine,
+# so that a loaded one still starts it within the budget: at 3 s, one beside busy workers had not
+# collected the prediction yet (no_prediction, not rejects_correct_code).
+SLOW_BUDGET, SLOW_PREDICTION, SLOW_TIME_LIMIT = 10, 90, 120
+
+
 @pytest.mark.usefixtures("cache_entries_added_only")
 def test_predictions_count_in_the_learners_budget(tmp_path):
-    slow = "import time\n\ndef test_my_prediction(lease, db):\n    time.sleep(30)\n"
+    slow = f"import time\n\ndef test_my_prediction(lease, db):\n    time.sleep({SLOW_PREDICTION})\n"
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(slow, encoding="utf-8"))
     began = time.monotonic()
-    (found,) = predictions.run_predictions(folder, (4,), time_limit=60, use_cache=False, budget=3, deadline=began + 3)
-    assert time.monotonic() - began < 20
+    (found,) = predictions.run_predictions(
+        folder, (4,), time_limit=SLOW_TIME_LIMIT, use_cache=False, budget=SLOW_BUDGET, deadline=began + SLOW_BUDGET
+    )
+    assert time.monotonic() - began < SLOW_PREDICTION / 2  # stopped by the budget, long before the sleep ends
     assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
 
 
