@@ -22,8 +22,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "independent"
 CORRECT = sorted((FIXTURES / "correct").glob("*.py"))
 WRONG = sorted((FIXTURES / "wrong").glob("*.py"))
 RUNS = 3
-# What makes a check race: writes slowed to widen every window, a call held between its statements
-# while another process claims, or claim_many, whose claims run at once.
+# Besides claim_many's checks (its claims run at once), what makes a check race: writes slowed to
+# widen every window, or a call held between its statements while another process claims.
 RACING = {"slow_writes", "check_interleavings"}
 
 
