@@ -1,8 +1,11 @@
 """Shared, expensive runs of the checker, made once per test session."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from cache_store import entries_added_only
 
 from lab.grading.check import check, every_step
 from lab.model.course import LAB_ROOT
@@ -12,7 +15,15 @@ from lab.model.pristine import write_stubs
 @pytest.fixture(scope="session")
 def reference_run():
     """The reference against every check, and every mutant against its step's checks."""
-    return check(LAB_ROOT / "solutions", every_step(), every_step(), impl_label="solutions", use_cache=False)
+    with entries_added_only():
+        return check(LAB_ROOT / "solutions", every_step(), every_step(), impl_label="solutions", use_cache=False)
+
+
+@pytest.fixture
+def cache_entries_added_only():
+    """For a test that runs without the cache: tests/cache_store.py."""
+    with entries_added_only():
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +36,31 @@ def stubs(tmp_path_factory):
 def stub_run(stubs):
     """The stubs as shipped, against every check."""
     return check(stubs, every_step(), (), impl_label="steps")
+
+
+@pytest.fixture(scope="session")
+def reference_mutation_report(tmp_path_factory):
+    """`python -m lab mutation` over the reference, every run on one stage (the first run makes
+    it); report(lang) is (the finished process, its out folder), run once, when a test first asks
+    for it; report(lang, run=2) is a second run, to compare with the first."""
+    folder = tmp_path_factory.mktemp("mutation-reports")
+    made = {}
+
+    def report(lang="en", run=1):
+        if (lang, run) not in made:
+            out = folder / f"{lang}-{run}"
+            arguments = ["mutation", "--impl", "solutions", "--lang", lang, "--out", str(out)]
+            done = subprocess.run(
+                [sys.executable, "-m", "lab", *arguments, "--stage", str(folder / "stage")],
+                cwd=LAB_ROOT,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            made[lang, run] = done, out
+        return made[lang, run]
+
+    return report
 
 
 def pytest_addoption(parser):
@@ -74,31 +110,57 @@ E2E_MODULES = {
 
 
 # `make test` runs the tests on two workers (pytest-xdist), a module at a time so that its module
-# fixtures run once. These modules share one worker, one after the other: a class run fails
-# (status 3) when an entry of the cache store changes while it runs, and the runs here without
-# the cache (reference_run, use_cache=False) write entries again; reference_run runs once.
-SHARED_CACHE_MODULES = {
-    "test_classroom",
-    "test_grader_attacks",
-    "test_kill_matrix",
-    "test_learner_texts",
-    "test_predictions",
-    "test_verdict_side",
+# fixtures run once. The modules that use one session fixture share a worker, one after the other,
+# so that the fixture runs once. (Runs without the cache may go beside a class run: they add
+# entries to the cache store and never rewrite one, tests/cache_store.py.)
+SHARED_SESSION_FIXTURES = {
+    "test_kill_matrix": "reference_run",
+    "test_learner_texts": "reference_run",
+    "test_japanese_output": "reference_mutation_report",
+    "test_mutation_language": "reference_mutation_report",
+    "test_mutation_report": "reference_mutation_report",
 }
+# The modules (and groups) that take minutes, the longest first: a worker starts them before the
+# rest, since the one that starts last bounds the wall time. Wall seconds of each alone, one after
+# another, with the machine at a load of about 10 on its 2 cores.
+LONGEST_FIRST = (
+    "test_independent_implementations",  # 418: 9 correct ones (their races thrice), 34 wrong ones up to their step
+    "test_grader_attacks",  # 316: a class of attacks and controls
+    "reference_mutation_report",  # 240: with the check-step runs of test_japanese_output
+    "test_classroom",  # 166: a class, its re-grades, a used-up budget
+    "test_learner_commands",  # 155
+    "reference_run",  # 146
+    "test_mutation_report_of_learner_code",  # 120
+    "test_learner_path",  # 119
+    "test_broken_learner_code",  # 106: code that hangs runs out its time limit in every check
+    "test_field",  # 86
+)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist's --dist loadfile, with the shared cache's modules as one file. (Its loadgroup
-    cannot group on pytest 9.2: it renames a node's id through an attribute pytest no longer reads.)"""
+    """pytest-xdist's --dist loadfile, with the modules of one session fixture as one file, and the
+    longest modules first. (Its loadgroup cannot group on pytest 9.2: it renames a node's id through
+    an attribute pytest no longer reads.)"""
     from xdist.scheduler import LoadFileScheduling
 
-    class ModulesAndSharedCache(LoadFileScheduling):
+    class ModulesLongestFirst(LoadFileScheduling):
         def _split_scope(self, nodeid):
-            module = nodeid.split("::", 1)[0]
-            return "shared-cache" if Path(module).stem in SHARED_CACHE_MODULES else module
+            module = Path(nodeid.split("::", 1)[0]).stem
+            return SHARED_SESSION_FIXTURES.get(module, module)
 
-    return ModulesAndSharedCache(config, log)
+        def _assign_work_unit(self, node):
+            for scope in sorted(self.workqueue, key=_start_rank):
+                self.workqueue.move_to_end(scope)
+            super()._assign_work_unit(node)
+
+    return ModulesLongestFirst(config, log)
+
+
+def _start_rank(scope):
+    """A scope's place in the queue: the longest modules by their rank, then the rest as xdist
+    ordered them (by their count of tests; the sort is stable)."""
+    return LONGEST_FIRST.index(scope) if scope in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -232,32 +232,13 @@ def test_make_help_says_nothing_in_english():
     assert not english_words(done.stdout), english_words(done.stdout)
 
 
-def test_the_mutation_report_of_the_reference_says_nothing_in_english(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lab",
-            "mutation",
-            "--impl",
-            "solutions",
-            "--lang",
-            "ja",
-            "--out",
-            str(tmp_path / "out"),
-            "--stage",
-            str(tmp_path / "stage"),
-        ],
-        cwd=LAB_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+def test_the_mutation_report_of_the_reference_says_nothing_in_english(reference_mutation_report):
+    done, out = reference_mutation_report("ja")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     written = {
         "terminal": done.stdout + done.stderr,
-        "report.md": (tmp_path / "out" / "report.md").read_text(encoding="utf-8"),
-        "index.html": page_text((tmp_path / "out" / "index.html").read_text(encoding="utf-8")),
+        "report.md": (out / "report.md").read_text(encoding="utf-8"),
+        "index.html": page_text((out / "index.html").read_text(encoding="utf-8")),
     }
     found = {name: english_words(text) for name, text in written.items() if english_words(text)}
     assert not found, found

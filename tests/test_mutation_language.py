@@ -38,14 +38,11 @@ def mutation_report(out, stage, *args):
 
 
 @pytest.fixture(scope="module")
-def both_languages(tmp_path_factory):
+def both_languages(reference_mutation_report):
     """The reference's report in English and in Japanese, on one stage (the second run reuses it)."""
-    folder = tmp_path_factory.mktemp("languages")
-    runs = {}
-    for lang in ("en", "ja"):
-        done = mutation_report(folder / lang, folder / "stage", "--lang", lang)
+    runs = {lang: reference_mutation_report(lang) for lang in ("en", "ja")}
+    for done, _ in runs.values():
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        runs[lang] = done, folder / lang
     return runs
 
 

@@ -2,8 +2,6 @@
 a self-contained HTML page naming the killing checks, and the same report on a second run."""
 
 import json
-import subprocess
-import sys
 import tomllib
 from html.parser import HTMLParser
 
@@ -17,24 +15,15 @@ BASELINE = tomllib.loads((LAB_ROOT / "mutation" / "baseline.toml").read_text(enc
 OUTPUTS = ("report.md", "mutation.json", "index.html")
 
 
-def make_report(out):
-    """python -m lab mutation over the reference; the stage in .mutmut-stage/ makes re-runs fast."""
-    done = subprocess.run(
-        [sys.executable, "-m", "lab", "mutation", "--impl", str(LAB_ROOT / "solutions"), "--out", str(out)],
-        cwd=LAB_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def outputs(run):
+    done, out = run
     assert done.returncode in (0, 1), done.stdout + done.stderr
     return {name: (out / name).read_text(encoding="utf-8") for name in OUTPUTS}
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    first = make_report(tmp_path_factory.mktemp("first"))
-    second = make_report(tmp_path_factory.mktemp("second"))
-    return first, second
+def reports(reference_mutation_report):
+    return outputs(reference_mutation_report("en")), outputs(reference_mutation_report("en", run=2))
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import subprocess
 
 import jsonschema
 import pytest
+from cache_store import entries_added_only
 from rich.console import Console
 
 import lab.grading.classroom as classroom
@@ -58,7 +59,8 @@ def three_predictions(tmp_path_factory):
     found = {}
     for name, text in (("catches", CATCHES), ("misses", MISSES), ("rejects", REJECTS)):
         folder = steps_with(root / name, text, solutions=False)
-        found[name] = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)[0]
+        with entries_added_only():
+            found[name] = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)[0]
     return found
 
 
@@ -81,6 +83,7 @@ def test_a_prediction_that_rejects_correct_code_says_why(three_predictions):
     assert "assert None == 1" in found.said("en")  # the learner's own assert, rewritten by pytest
 
 
+@pytest.mark.usefixtures("cache_entries_added_only")
 def test_the_template_as_shipped_is_no_prediction_yet_and_never_runs(tmp_path, monkeypatch):
     template = (LAB_ROOT / "steps" / STEP_4.dir / PREDICTION_FILE).read_text(encoding="utf-8")
     assert prediction_text(STEP_4) == template  # the shipped text, from git (lab/model/pristine.py)
@@ -255,6 +258,7 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     ],
     ids=["syntax-error", "error-at-import", "no-lease"],
 )
+@pytest.mark.usefixtures("cache_entries_added_only")
 def test_a_prediction_that_cannot_run_is_the_learners_problem_never_the_labs(tmp_path, text, shown):
     folder = steps_with(tmp_path / "s", text, solutions=False)
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)

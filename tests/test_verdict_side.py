@@ -182,6 +182,7 @@ def steps_with_prediction(folder, write):
     "kind",
     ["link", "linked-folder", "fifo", "too-big"],
 )
+@pytest.mark.usefixtures("cache_entries_added_only")
 def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind):
     secret = tmp_path / "secret.py"
     secret.write_text("SECRET = 'host file'\ndef test_my_prediction(lease, db):\n    pass\n", encoding="utf-8")
@@ -205,6 +206,7 @@ def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind)
     assert "host file" not in found.said("en") and found.message
 
 
+@pytest.mark.usefixtures("cache_entries_added_only")
 def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
     tests = "".join(
         f"def test_{n}(lease, db):\n    assert lease.init_db(db) is None\n\n"
@@ -215,12 +217,22 @@ def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
     assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.said("en")
 
 
+# A prediction that sleeps far past the budget (but within its time limit), so that only the budget
+# can stop it; the budget is ten times what starting the prediction's run takes on a quiet machine,
+# so that a loaded one still starts it within the budget: at 3 s, one beside busy workers had not
+# collected the prediction yet (no_prediction, not rejects_correct_code).
+SLOW_BUDGET, SLOW_PREDICTION, SLOW_TIME_LIMIT = 10, 90, 120
+
+
+@pytest.mark.usefixtures("cache_entries_added_only")
 def test_predictions_count_in_the_learners_budget(tmp_path):
-    slow = "import time\n\ndef test_my_prediction(lease, db):\n    time.sleep(30)\n"
+    slow = f"import time\n\ndef test_my_prediction(lease, db):\n    time.sleep({SLOW_PREDICTION})\n"
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(slow, encoding="utf-8"))
     began = time.monotonic()
-    (found,) = predictions.run_predictions(folder, (4,), time_limit=60, use_cache=False, budget=3, deadline=began + 3)
-    assert time.monotonic() - began < 20
+    (found,) = predictions.run_predictions(
+        folder, (4,), time_limit=SLOW_TIME_LIMIT, use_cache=False, budget=SLOW_BUDGET, deadline=began + SLOW_BUDGET
+    )
+    assert time.monotonic() - began < SLOW_PREDICTION / 2  # stopped by the budget, long before the sleep ends
     assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
 
 
@@ -252,6 +264,7 @@ def test_by_where_it_raised(lease, db):
 """
 
 
+@pytest.mark.usefixtures("cache_entries_added_only")
 def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
     """The attack: one line, `assert request.node.callspec.id.startswith("solutions")`, caught
     every mutant; a prediction could also read the reference, the plan or a traceback's file."""
