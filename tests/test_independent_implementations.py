@@ -6,7 +6,6 @@ wrong one fails first at the step it breaks, and a failing check there names the
 (the first lines of each wrong file say which: ``breaks: C4.6``).
 """
 
-import ast
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lab.grading.check import every_step
-from lab.model.checks import check_files, checks_of, names_in
+from lab.model.checks import checks_of, race_checks
 from lab.model.targets import Target
 from lab.running.runner import run
 
@@ -22,9 +21,6 @@ FIXTURES = Path(__file__).parent / "fixtures" / "independent"
 CORRECT = sorted((FIXTURES / "correct").glob("*.py"))
 WRONG = sorted((FIXTURES / "wrong").glob("*.py"))
 RUNS = 3
-# Besides claim_many's checks (its claims run at once), what makes a check race: writes slowed to
-# widen every window, or a call held between its statements while another process claims.
-RACING = {"slow_writes", "check_interleavings"}
 
 
 def breaks(path):
@@ -32,19 +28,14 @@ def breaks(path):
 
 
 def racing_checks():
-    """The checks whose calls overlap in threads or processes: the only ones that can answer
-    otherwise on another run. The others call one function at a time on derandomized inputs,
+    """The checks whose calls overlap in threads or processes, the only ones that can answer
+    otherwise on another run: those checks/ marks as races (lab.model.checks.race_checks: claims
+    racing, writes slowed, a call held between its statements) and every check of claim_many,
+    whose claims run at once. The others call one function at a time on derandomized inputs,
     so a second run of them repeats the first answer for answer."""
     found = set()
     for step in every_step():
-        found |= {name for name, functions in checks_of(step).items() if "claim_many" in functions}
-        for path in check_files(step):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            found |= {
-                node.name
-                for node in tree.body
-                if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and names_in(node) & RACING
-            }
+        found |= race_checks(step) | {name for name, functions in checks_of(step).items() if "claim_many" in functions}
     return tuple(sorted(found))
 
 
