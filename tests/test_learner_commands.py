@@ -278,23 +278,22 @@ def test_watch_replaces_a_next_check_that_waited_too_long_and_runs_the_fresh_one
 
 
 def test_watch_runs_again_for_a_save_made_during_its_first_run(checkout, monkeypatch, capsys):
-    """The watcher begins to watch after the first run: a save made during it still starts a run."""
+    """watchfiles watches from before the first run (lab/learner/watch.py _read_ahead): a save
+    made during that run starts the next one. The real watcher; the checks stand-ins."""
     _, runs = fake_next_checks(monkeypatch)
     target = checkout / "steps" / STEP4.dir / STEP_FILE
 
-    class SavedDuringTheRun(watch.NextCheck):
+    class SavedDuringTheFirstRun(watch.NextCheck):
         def run(self):
-            if not runs:  # the first run: the learner saves while it checks
-                target.write_text(target.read_text() + "\n# saved\n")
             super().run()
+            if len(runs) == 1:  # the learner saves while the first run checks
+                target.write_text(target.read_text() + "\n# saved\n")
+                time.sleep(1)  # the run goes on after the save
+            else:
+                raise KeyboardInterrupt  # Ctrl-C: the second run was started by that save
 
-    monkeypatch.setattr(watch, "NextCheck", SavedDuringTheRun)
-
-    def changes():
-        raise KeyboardInterrupt
-        yield
-
-    assert watch.watch(STEP4, [], "en", checkout, changes()) == 0
+    monkeypatch.setattr(watch, "NextCheck", SavedDuringTheFirstRun)
+    assert watch.watch(STEP4, [], "en", checkout) == 0
     second = capsys.readouterr().out.split(watch.CLEAR)[2].splitlines()[0]
     assert len(runs) == 2 and second[8:] == say(
         "watch_saved", "en", time="", n=4, files=f"steps/{STEP4.dir}/{STEP_FILE}"

@@ -83,10 +83,14 @@ def test_bubblewrap_confines_the_checks_here():
 
 
 def test_the_watch_shows_the_report_make_check_step_shows_for_the_same_code(checkout, tmp_path):
+    # Both check every check (--fresh): the second would otherwise reuse the first's verdicts, and say so.
     cold = subprocess.run(
-        [sys.executable, "-m", "lab", "check", "3", "--no-mutants"], cwd=checkout, capture_output=True, text=True
+        [sys.executable, "-m", "lab", "check", "3", "--no-mutants", "--fresh"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
     )
-    upcoming = ready_check(checkout, tmp_path / "warm.txt")
+    upcoming = ready_check(checkout, tmp_path / "warm.txt", ("3", "--no-mutants", "--fresh"))
     upcoming.run()
     assert upcoming.process.returncode == cold.returncode == 0
     assert (tmp_path / "warm.txt").read_text() == cold.stdout and PASSES in cold.stdout

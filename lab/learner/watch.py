@@ -11,7 +11,9 @@ reaches only the watcher, which then interrupts the running check, ends the wait
 what the interrupted check wrote to stderr (its traceback).
 """
 
+import queue
 import sys
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from lab.text.messages import words_of
 
 CLEAR = "\033[2J\033[H"
 WATCHED = (".py", ".md")
+WAKE_EVERY = 0.2  # seconds between two looks for Ctrl-C while the watcher waits for a save
 
 
 def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=None):
@@ -39,14 +42,16 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
         if changes is None:
             import watchfiles  # imported only here: nothing else needs it
 
-            changes = watchfiles.watch(
-                folder,
-                watch_filter=lambda _, path: path.endswith(WATCHED),
-                raise_interrupt=True,
-                rust_timeout=int(WAITS_AT_MOST * 1000 / 10),
-                yield_on_timeout=True,
+            changes = _read_ahead(
+                watchfiles.watch(
+                    folder,
+                    watch_filter=lambda _, path: path.endswith(WATCHED),
+                    raise_interrupt=True,
+                    rust_timeout=int(WAITS_AT_MOST * 1000 / 10),
+                    yield_on_timeout=True,
+                )
             )
-        for batch in _with_start(changes, folder):
+        for batch in _with_start(changes):
             if not upcoming.waiting():
                 upcoming.end()
                 upcoming = NextCheck(arguments, root)
@@ -64,31 +69,57 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
     return ExitStatus.ALL_PASS
 
 
-def _with_start(changes, folder):
-    """None (the start of watching), then each batch of changes.
-
-    The watcher begins to watch only when it is first asked for changes, after the first run: a
-    save made during that run is found by the files' stamps before and after it, and is a batch."""
-    before = _stamps(folder)
+def _with_start(changes):
+    """None (the start of watching), then each batch of changes."""
     yield None
-    after = _stamps(folder)
-    saved = {path for path, stamp in after.items() if before.get(path) != stamp} | (before.keys() - after.keys())
-    if saved:
-        yield {("saved during the first run", path) for path in saved}
     yield from changes
 
 
-def _stamps(folder):
-    """{path: (modification time, size)} of the watched files under folder."""
-    found = {}
-    for path in folder.rglob("*"):
-        if path.suffix in WATCHED:
-            try:
-                status = path.stat()
-            except OSError:  # removed while we looked
-                continue
-            found[str(path)] = (status.st_mtime_ns, status.st_size)
-    return found
+_ENDED = object()
+
+
+def _read_ahead(changes):
+    """The batches of changes, read in a thread of their own from now on; those that came
+    during a run are given as one.
+
+    watchfiles watches only while it is asked for changes: asked only after the first run, it
+    would never see a save made during that run. Read ahead, it watches from before the first
+    run; Ctrl-C still reaches the watcher, which waits here."""
+    arrived = queue.SimpleQueue()
+
+    def read():
+        try:
+            for batch in changes:
+                arrived.put(batch)
+        except BaseException as error:  # noqa: BLE001 - handed to the watcher, which raises it
+            arrived.put(error)
+        arrived.put(_ENDED)
+
+    threading.Thread(target=read, daemon=True).start()
+    return _batches(arrived)
+
+
+def _batches(arrived):
+    """What _read_ahead's thread read, as it comes: each batch and those that came with it, as one."""
+    while True:
+        items = [_next(arrived)]
+        while not arrived.empty():
+            items.append(arrived.get())
+        yield set().union(*(item for item in items if isinstance(item, set)))
+        for item in items:
+            if isinstance(item, BaseException):
+                raise item
+            if item is _ENDED:
+                return
+
+
+def _next(arrived):
+    """The next item, waited for in short spells: a signal (Ctrl-C) is handled between two."""
+    while True:
+        try:
+            return arrived.get(timeout=WAKE_EVERY)
+        except queue.Empty:
+            continue
 
 
 def run_line(step, lang, root, started_by, now=None):
