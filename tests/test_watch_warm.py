@@ -17,7 +17,6 @@ import pytest
 
 from lab.learner import next_check
 from lab.learner.next_check import NextCheck
-from lab.learner.watch_latency import save_to_verdict
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
@@ -217,11 +216,3 @@ def test_a_spare_child_of_another_kind_is_ended_and_the_run_starts_its_own(tmp_p
     waiting = spare._spare.started.process
     other = runner._Child(confinement.available(), (str(tmp_path),), "lab.running.child")
     assert spare.take(other) is None and waiting.returncode is not None and spare._spare is None
-
-
-def test_save_to_verdict_measures_a_warm_and_a_cold_save_of_the_same_code(checkout):
-    step_file = checkout / "steps" / STEP1.dir / STEP_FILE
-    text = step_file.read_text()
-    warm = save_to_verdict(1, lambda: step_file.write_text(text + "\n"), checkout, ["--no-mutants"])
-    cold = save_to_verdict(1, lambda: step_file.write_text(text), checkout, ["--no-mutants"], warm=False)
-    assert 0 < warm and 0 < cold
