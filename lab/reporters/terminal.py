@@ -14,6 +14,7 @@ text answers the question the contract asks before the learner has answered it:
 - `SHOW=all` shows everything at once (instructors).
 """
 
+import functools
 import re
 
 from rich.console import Console
@@ -89,42 +90,29 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
             console.print()
             console.print(f"[bold]{escape(title)}[/]")
         prediction = next((p for p in outcome.predictions if p.step == number), None)
+        mutants = functools.partial(
+            _render_mutants,
+            console,
+            words,
+            outcome,
+            number,
+            step,
+            verdicts,
+            clauses,
+            lang,
+            prediction,
+            verbose,
+            expand,
+            seen,
+            named,
+            yours,
+        )
         if verdicts and not folded:  # the mutants before the checks: the first failure ends the screen
-            _render_mutants(
-                console,
-                words,
-                outcome,
-                number,
-                step,
-                verdicts,
-                clauses,
-                lang,
-                prediction,
-                verbose,
-                expand,
-                seen,
-                named,
-                yours,
-            )
+            mutants()
         if not folded:
             _render_checks(console, words, step, results, clauses, outcome.impl, lang, verbose)
-        elif verdicts:
-            _render_mutants(
-                console,
-                words,
-                outcome,
-                number,
-                step,
-                verdicts,
-                clauses,
-                lang,
-                prediction,
-                verbose,
-                expand,
-                seen,
-                named,
-                yours,
-            )
+        elif verdicts:  # a passing step's one line, then its mutants
+            mutants()
     _render_summary(console, words, outcome, lang, named, seen, closing)
 
 
