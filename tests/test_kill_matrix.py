@@ -205,3 +205,46 @@ def test_a_plan_carries_the_checks_a_target_is_narrowed_to_into_the_child(tmp_pa
     Plan([asdict(Target("m", (6,), mutant="m", checks=("a", "b"))), asdict(Target("n", (6,), mutant="n"))]).dump(path)
     monkeypatch.setenv(PLAN_VARIABLE, str(path))
     assert [t.checks for t in Plan.from_environment().targets] == [("a", "b"), None]
+
+
+def _named(target):
+    return [
+        (step, check)
+        for step in target.steps
+        for check in checks.checks_of(step)
+        if target.checks is None or check in target.checks
+    ]
+
+
+def test_a_run_alone_is_dealt_out_in_parts_by_its_slow_checks_and_a_small_one_is_not():
+    whole = Target("steps", tuple(s.number for s in load_course()), impl="steps")
+    slow = {name for name in _named(whole) if name[1] in checks.slow_checks(name[0])}
+    # the slow ones: every race and every check whose examples Hypothesis draws, and only those
+    generated = {(s, c) for s, c in _named(whole) if "_random_" in c}
+    races = {(s, c) for s, c in _named(whole) if c in checks.race_checks(s)}
+    assert generated | races <= slow and ("test_init_db_creates_the_table_named_exactly_jobs" not in str(slow))
+    parts = kill_matrix._parts(whole)
+    assert len(parts) == kill_matrix.PARTS and parts == kill_matrix._parts(whole)  # the same parts every time
+    assert sorted(name for part in parts for name in _named(part)) == sorted(_named(whole))  # each check once
+    assert all(len(slow & set(_named(part))) >= kill_matrix.SLOW_PER_PART for part in parts)
+    assert kill_matrix._parts(replace(whole, steps=(1,))) == [replace(whole, steps=(1,))]
+
+
+def test_a_run_in_parts_at_once_reports_word_for_word_what_a_run_in_one_part_reports(tmp_path, monkeypatch):
+    """Whatever the checks of a part share (a child, its learner processes, the limits on losses),
+    the parts' results are those one run gives, in one run's order."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    wrong = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong" / "wrong_s4_upsert_claim.py"
+    job = kill_matrix.learner(wrong, (4, 5, 6, 7, 8))
+    parts = kill_matrix._parts(job.target)
+    in_parts, _ = kill_matrix.results([job], use_cache=False)
+    monkeypatch.setattr(kill_matrix, "SLOW_PER_PART", 10**6)
+    assert kill_matrix._parts(job.target) == [job.target]
+    in_one, _ = kill_matrix.results([job], use_cache=False)
+
+    def facts(results):
+        return [(r.step, r.check, r.status, r.clauses, r.message) for r in results]
+
+    assert facts(in_parts) == facts(in_one) and [r.check for r in in_one] == [c for _, c in _named(job.target)]
+    failing = {r.check for r in in_one if not r.passed}
+    assert len(parts) == kill_matrix.PARTS and all(failing & set(part.checks) for part in parts), failing

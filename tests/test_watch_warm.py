@@ -211,8 +211,8 @@ def test_a_next_check_that_waited_too_long_is_no_longer_waiting_and_ends_cleanly
 
 
 def test_a_spare_child_of_another_kind_is_ended_and_the_run_starts_its_own(tmp_path):
-    runner.prestart()
+    runner.prestart(children=2)
     assert spare.wait_until_ready()
-    waiting = spare._spare.started.process
+    waiting = [ready.started.process for ready in spare._spares]
     other = runner._Child(confinement.available(), (str(tmp_path),), "lab.running.child")
-    assert spare.take(other) is None and waiting.returncode is not None and spare._spare is None
+    assert spare.take(other) is None and all(w.returncode is not None for w in waiting) and not spare._spares

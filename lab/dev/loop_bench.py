@@ -4,8 +4,9 @@
 The unit is `python -m lab check 1` (what `make check-step 1` runs) right after an edit to step 1's
 function, so that step 1's checks run even where verdicts are reused. Against it, in the order of a
 repetition:
-- `make watch N`: from the save of an edit to step N's function to the report's last line; the
-  watcher's own first run settles the edits of the repetition before;
+- `make watch N`: from the save of an edit to step N's function to the report's last line, the
+  save made a few seconds after the report before it, as a learner reads it (READS_THE_REPORT);
+  the watcher's own first run settles the edits of the repetition before;
 - `check N` with nothing changed since the last check N;
 - `check N` after an edit to step N's function;
 - `check N` after an edit to an earlier step's function (step 4's claim, which the generated checks
@@ -55,6 +56,10 @@ COMMAND_SECONDS = 900  # one command, the fresh clone's set-up included; a hung 
 WATCH_STOPS = 30  # seconds the watcher has to stop after Ctrl-C
 PROBE = "bench-loop-probe.md"  # saved under steps/ until the watcher sees it
 PROBE_EVERY = 1.0  # seconds between two saves of the probe
+# Seconds between the last line of a report and the watched save: a learner reads the report and
+# edits before saving again, and the watcher's next check gets ready meanwhile (a save made at
+# the very moment a report ends waits for it to start, about a second).
+READS_THE_REPORT = 3.0
 RUN_STARTS = "\x1b[2J"  # the watcher clears the screen as a run starts
 NOT_COPIED = (".git", ".venv", "build", "reports", ".mutmut-stage", "__pycache__", ".lab", ".hypothesis", "steps")
 # make's variables of the `make bench-loop` that started this: a fresh clone's make must not see them.
@@ -185,11 +190,13 @@ class Lab:
 
     def watch(self, number, last_line):
         """Seconds from the save of an edit to step number's function until `make watch number`
-        prints last_line, the last line of its report, once the watcher is watching (see probe)."""
+        prints last_line, the last line of its report, once the watcher is watching (see probe),
+        the save made READS_THE_REPORT after the last report."""
         with Watcher(self._command("watch", number), self.folder, self.environment) as watcher:
             watcher.until(last_line)
             self.probe(watcher)
             watcher.until(last_line)
+            time.sleep(READS_THE_REPORT)
             self.edit(number)
             saved = time.perf_counter()
             return watcher.until(last_line) - saved

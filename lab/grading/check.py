@@ -12,6 +12,7 @@ from lab.model.implementation import read
 from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.model.results import MutantVerdict
 from lab.model.status import ExitStatus
+from lab.running import spare
 from lab.running.runner import run
 from lab.text.messages import say
 
@@ -103,6 +104,7 @@ def check(
             strict=strict,
             lang=lang,
         )
+    spare.discard()  # a child started ahead for a part no run needed (make watch's): none outlives its run
     if Path(impl_path).resolve() == SOLUTIONS_DIR.resolve() and outcome.exit_status == ExitStatus.SOME_FAIL:
         outcome.lab_problems.append(say("reference_fails", lang))
     return outcome

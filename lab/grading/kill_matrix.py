@@ -7,7 +7,8 @@ mutant is the reference with its one change, checked by its step
 stages whole (``Target(id, steps, module_file=path)``); the learner's code is its files as read
 once (``learner``: the checks run exactly the texts the keys were made of, so that an edit saved
 during a run is never credited with its verdict). All run through lab.running.runner.run, in
-one child process per core.
+one child process per core; the learner's code, run alone with slow checks enough, runs in two
+parts at once, its slow checks dealt out between them (_parts).
 
 Each check's results against a job are kept in the lab's cache store (lab.cache), keyed on what
 decides them *as shown*: the part of the text that this one check can reach (lab.grading.reach),
@@ -53,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from lab import cache
 from lab.grading.checker_digest import checker_digest
 from lab.grading.reach import check_text, relevant_text
-from lab.model.checks import checks_of, race_checks
+from lab.model.checks import checks_of, race_checks, slow_checks
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import assemble, display_path, placed_files, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
@@ -256,19 +257,62 @@ def _lossy(results):
 
 def _run_in_parallel(targets, time_limit, lang, budget=None):
     """{target id: its results}, the targets shared out over one child process per core, each
-    share as many checks as the others, as near as can be."""
+    share as many checks as the others, as near as can be; the learner's code, when it runs alone
+    with slow checks enough, is run in PARTS parts at once, one child each (see _parts)."""
+    alone = len(targets) == 1 and targets[0].impl  # the learner's code, and no other target
+    shares = [[part] for part in _parts(targets[0])] if alone else _shared_out(targets)
+    found = {target.id: [] for target in targets}
+    with ThreadPoolExecutor(len(shares) or 1) as pool:
+        for part in pool.map(lambda share: run(share, time_limit, lang, budget), shares):
+            for result in part:
+                found[result.target].append(result)
+    return {target_id: sorted(results, key=_collection_order) for target_id, results in found.items()}
+
+
+def _shared_out(targets):
+    """The targets in one share per core (at most one per target), the most checks first to the lightest share."""
     shares = [[] for _ in range(max(1, min(os.cpu_count() or 1, len(targets))))]
     load = [0] * len(shares)
     for target in sorted(targets, key=_checks_to_run, reverse=True):
         lightest = load.index(min(load))
         shares[lightest].append(target)
         load[lightest] += _checks_to_run(target)
-    found = {target.id: [] for target in targets}
-    with ThreadPoolExecutor(len(shares)) as pool:
-        for part in pool.map(lambda share: run(share, time_limit, lang, budget), [share for share in shares if share]):
-            for result in part:
-                found[result.target].append(result)
-    return found
+    return [share for share in shares if share]
+
+
+# The learner's code, run alone, is run in PARTS parts, in as many child processes at once, when each
+# part gets at least SLOW_PER_PART slow checks (lab.model.checks.slow_checks): a child costs about
+# as much to start as two of them take. PARTS on every machine, whatever its cores, so that the
+# same code is always run in the same parts and reported in the same words (a check that hangs
+# or crashes its process is reported with what else ran in it).
+PARTS = 2
+SLOW_PER_PART = 2
+
+
+def _parts(target):
+    """The target as one part, or as PARTS parts: its checks dealt out in turn like cards, the slow
+    ones first, each kind in the order pytest collects them."""
+    names = [
+        (step, check)
+        for step in target.steps
+        for check in checks_of(step)
+        if target.checks is None or check in target.checks
+    ]
+    slow = [name for name in names if name[1] in slow_checks(name[0])]
+    if len(slow) < PARTS * SLOW_PER_PART:
+        return [target]
+    dealt = slow + [name for name in names if name not in slow]
+    parts = [set(dealt[turn::PARTS]) for turn in range(PARTS)]
+    return [
+        replace(target, steps=_steps(part), checks=tuple(check for step, check in names if (step, check) in part))
+        for part in parts
+    ]
+
+
+def _collection_order(result):
+    """Results of parts run at once, put back in the order of one run: by step, then as collected."""
+    order = list(checks_of(result.step))
+    return result.step, order.index(result.check) if result.check in order else len(order)
 
 
 def _checks_to_run(target):

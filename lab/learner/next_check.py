@@ -8,6 +8,7 @@ used once; the watcher starts the next when a run ends, and replaces one that wa
 than WAITS_AT_MOST.
 """
 
+import contextlib
 import os
 import select
 import signal
@@ -61,7 +62,8 @@ class NextCheck:
             self._tell(GO)
             self.process.wait()
         except KeyboardInterrupt:
-            os.kill(self.process.pid, signal.SIGINT)
+            with contextlib.suppress(ProcessLookupError):  # it had just ended
+                os.kill(self.process.pid, signal.SIGINT)
             self._end_within()
             raise
         self.stderr.seek(0)

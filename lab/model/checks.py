@@ -75,6 +75,30 @@ def _marks_a_race(decorator):
 
 
 @functools.cache
+def slow_checks(step):
+    """The checks of the step that take tenths of a second where the others take hundredths: a
+    race (lab.model.checks.race_checks) or a check whose examples Hypothesis draws (a generated
+    ``model_check``, or a check decorated ``@given``). lab/grading/kill_matrix.py deals them out
+    when one run's checks are shared over two child processes."""
+    slow = set(race_checks(step))
+    for path in check_files(step):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(map(_is_given, node.decorator_list)):
+                slow.add(node.name)
+            elif isinstance(node, ast.Assign) and _bound_name(node) and MODEL_CHECK in names_in(node.value):
+                slow.add(_bound_name(node))
+    return frozenset(slow)
+
+
+def _is_given(decorator):
+    """``@given(...)``, or ``@hypothesis.given(...)``."""
+    called = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (isinstance(called, ast.Name) and called.id == "given") or (
+        isinstance(called, ast.Attribute) and called.attr == "given"
+    )
+
+
+@functools.cache
 def named_by_checks(step):
     """The course functions named by any check of the step."""
     return frozenset().union(*checks_of(step).values())

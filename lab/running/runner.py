@@ -77,9 +77,10 @@ def run(
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def prestart():
-    """Start the checks' child of the next run of this process before that run (lab/running/spare.py)."""
-    spare.prestart(_Child(confinement.available(), _seen_by_child((), ()), CHECKS_CHILD))
+def prestart(children=1):
+    """Start the checks' children of the next run of this process before that run: as many as
+    it may run at once (lab/running/spare.py)."""
+    spare.prestart(_Child(confinement.available(), _seen_by_child((), ()), CHECKS_CHILD), children)
 
 
 @dataclass(frozen=True)

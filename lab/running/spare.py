@@ -2,8 +2,9 @@
 imported, blocked on reading its plan from a pipe (``python -m lab.running.child --wait EVENTS_FD``).
 
 A run of the checks starts its child this way first, and reads and probes the learner's files
-meanwhile (lab/running/runner.py); `make watch`'s next check starts it even before the save
-(prestart, lab/commands/waiting_check.py), and its run takes it. It is the child the runner
+meanwhile (lab/running/runner.py); `make watch`'s next check starts them even before the save
+(prestart: as many as its run may run at once, lab/commands/waiting_check.py), and its run takes
+them. It is the child the runner
 would start, in the same sandbox with the same limits; it differs only in when it starts and in
 how its plan comes: over its stdin once the run has read the learner's files, never as a file.
 It is used once; a spare that does not fit the run, or has ended, is ended, and the run starts a
@@ -89,7 +90,7 @@ class Spare:
             probing.kill()
 
 
-_spare = None  # this process's one spare child, until a run takes it
+_spares = []  # this process's spare children, until runs take them
 _taking = threading.Lock()  # runs of one check start in threads of their own
 
 
@@ -111,40 +112,42 @@ def start(kind, probing=False):
         raise
 
 
-def prestart(kind):
-    """Start this process's spare child (and its probe's learner process), for the first run of
-    its kind to take."""
-    global _spare
+def prestart(kind, count=1):
+    """Start this process's spare children (each with its probe's learner process), for the first
+    runs of their kind to take: count of them, as many as the parts one run of the checks may be
+    run in at once (lab/grading/kill_matrix.py)."""
     discard()
-    _spare = start(kind, probing=True)
+    for _ in range(count):
+        _spares.append(start(kind, probing=True))
 
 
 def wait_until_ready():
-    """Whether this process's spare child is ready for its plan (waiting for it up to STARTUP)."""
-    return bool(_spare) and _spare.wait_until_ready()
+    """Whether this process's spare children are ready for their plans (waiting up to STARTUP)."""
+    return bool(_spares) and all(spare.wait_until_ready() for spare in list(_spares))
 
 
 def take(kind):
-    """The spare child, if it is of this kind and still waiting; the caller then owns it and its
-    workdir. Any other spare is ended."""
-    global _spare
-    with _taking:
-        spare, _spare = _spare, None
-    if spare and spare.kind == kind and spare.started.process.poll() is None:
-        return spare
-    _end(spare)
-    return None
+    """A spare child of this kind that still waits, or None; the caller then owns it and its
+    workdir. A spare of another kind, or one that has ended, is ended."""
+    while True:
+        with _taking:
+            spare = _spares.pop(0) if _spares else None
+        if spare is None:
+            return None
+        if spare.kind == kind and spare.started.process.poll() is None:
+            return spare
+        _end(spare)
 
 
 def discard():
-    """End the spare nobody took (the run needed no child, or stopped before its checks)."""
-    global _spare
+    """End the spares nobody took (the run needed fewer children, or stopped before its checks)."""
     with _taking:
-        spare, _spare = _spare, None
-    _end(spare)
+        left = _spares[:]
+        _spares.clear()
+    for spare in left:
+        _end(spare)
 
 
 def _end(spare):
-    if spare:
-        spare.end()
-        shutil.rmtree(spare.workdir, ignore_errors=True)
+    spare.end()
+    shutil.rmtree(spare.workdir, ignore_errors=True)
