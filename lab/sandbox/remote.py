@@ -21,8 +21,9 @@ _idle = {}  # target id -> a learner process ready for that target's next check
 
 
 class RemoteModule:
-    def __init__(self, process, functions, loaded, settings):
+    def __init__(self, process, functions, loaded, settings, target_id):
         self._process, self._functions, self._loaded, self._settings = process, functions, loaded, settings
+        self._target_id = target_id
         self.clean = True  # False once the process was changed for one check only, or stalled
         self._slowed, self._racers, self._spares, self._rendezvous = False, [], [], None
 
@@ -38,14 +39,22 @@ class RemoteModule:
         try:
             return self._process.ask(op, self._settings.time_limit + REPLY_GRACE, **fields)
         except (CheckTimeout, Stalled) as stopped:
-            self.clean = False
+            self._serves_this_check_only()
             timeout = stopped if isinstance(stopped, CheckTimeout) else CheckTimeout()
             timeout.lab_where = self._where()
             self._process.kill()
             raise timeout from None
         except ChannelLost as lost:
-            self.clean = False
+            self._serves_this_check_only()
             raise LearnerProcessLost(_lost_message(lost)) from None
+
+    def _serves_this_check_only(self):
+        """The process is changed for this check, or lost: it is ended with the check, and the
+        process of the target's next check starts now, while this check runs, not after it."""
+        if self.clean:
+            self.clean = False
+            if self._target_id not in _idle:
+                _idle[self._target_id] = LearnerProcess(self._settings.scratch, self._settings.confined)
 
     def _where(self):
         try:
@@ -56,12 +65,14 @@ class RemoteModule:
 
     def slow_down_writes(self):
         """Every connection the learner's code opens from now on pauses before each write."""
-        self.clean, self._slowed = False, True
+        self._serves_this_check_only()
+        self._slowed = True
         self._ask("slow")
 
     def watch_claims(self, patience):
         """Stand in for `claim` until this check ends, counted here (lab/sandbox/meeting.py)."""
-        self.clean, self._meeting = False, Meeting(patience)
+        self._serves_this_check_only()
+        self._meeting = Meeting(patience)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
         self._ask("watch", patience=patience, socket=self._rendezvous.path)
 
@@ -184,7 +195,7 @@ def opened(target, implementation, step, settings):
         if step in problems:
             function = load_course()[step - 1].function
             raise LoadFailure(say("cannot_check", settings.lang, step=step, problem=problems[step], function=function))
-        module = RemoteModule(process, functions, loaded, settings)
+        module = RemoteModule(process, functions, loaded, settings, target.id)
         yield module
     finally:
         if module is not None:
