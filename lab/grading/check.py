@@ -1,6 +1,7 @@
 """One run of the checker: the learner's checks and the mutants' kill matrix, side by side."""
 
 import functools
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,12 +87,23 @@ def check(
         label = job.target.id
         learner_run = functools.partial(_course_results, job, time_limit, lang, use_cache, budget)
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
+    # The mutants and the predictions wait until the learner's verdicts are looked up: most often
+    # found in the cache, they are work of this process's own, which would hold back the start of
+    # the learner's checks; they are looked up while those run instead.
+    learner_looked_up = threading.Event()
     with ThreadPoolExecutor(3) as pool:
-        results = pool.submit(learner_run)
-        mutant_run = pool.submit(mutant_verdicts, mutants, time_limit, lang, use_cache)
+        results = pool.submit(learner_run, learner_looked_up.set)
+        mutant_run = pool.submit(_after, learner_looked_up, mutant_verdicts, mutants, time_limit, lang, use_cache)
         # The learner's predictions meet the same mutants, in children of their own.
         predicted = pool.submit(
-            predictions.run_predictions, impl_path, tuple(mutant_steps), time_limit, lang, use_cache
+            _after,
+            learner_looked_up,
+            predictions.run_predictions,
+            impl_path,
+            tuple(mutant_steps),
+            time_limit,
+            lang,
+            use_cache,
         )
         verdicts, matrix_cached = mutant_run.result()
         outcome = CheckRun(
@@ -110,13 +122,23 @@ def check(
     return outcome
 
 
-def _course_results(job, time_limit, lang, use_cache, budget):
+def _after(event, function, *arguments):
+    """function(*arguments), once event is set."""
+    event.wait()
+    return function(*arguments)
+
+
+def _course_results(job, time_limit, lang, use_cache, budget, looked_up):
     """The learner's checks of the course, each reused when nothing it can reach changed."""
-    return kill_matrix.results([job], time_limit, lang, use_cache, budget)[0]
+    try:
+        return kill_matrix.results([job], time_limit, lang, use_cache, budget, looked_up)[0]
+    finally:
+        looked_up()  # when the look-up itself failed: the mutants need not wait for ever
 
 
-def _credit_results(targets, label, time_limit, lang, budget):
+def _credit_results(targets, label, time_limit, lang, budget, looked_up):
     """Each step's own checks, the reference standing in for the other steps: never reused."""
+    looked_up()
     results = run(targets, time_limit, lang, budget)
     return [r for own in credit.split(results, label)[1].values() for r in own]
 

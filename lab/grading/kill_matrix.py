@@ -106,15 +106,18 @@ def learner(impl_path, steps, label=None, lang="en"):
     return job_of(Target(implementation.label, tuple(steps), impl=impl, files=files), implementation, learner=True)
 
 
-def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None):
+def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None, looked_up=None):
     """(every job's results, in the jobs' and the checks' order; how many jobs ran, wholly or in
     part): the others came from the cache, and say so (Result.reused). budget: seconds the checks
     that run may take in all (lab.running.runner.run); a check it cuts short is a timeout, which
-    is never reused for the learner, the only job with a budget."""
+    is never reused for the learner, the only job with a budget. looked_up: called once the
+    cache has been read, before any check runs."""
     checker = checker_digest()
     keys = {job.target.id: _keys(job, time_limit, checker, lang) for job in jobs}
     found = {job.target.id: _cached(job, keys[job.target.id]) if use_cache else Found() for job in jobs}
     to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
+    if looked_up:
+        looked_up()
     ran = _run_in_parallel(to_run, time_limit, lang, budget)
     # A check of a partial run hung or crashed: that may change what the others report, run them all.
     lost = {
