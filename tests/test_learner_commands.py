@@ -16,9 +16,10 @@ from learner_folders import fingerprint
 from lab import commands
 from lab.grading.check import check, step_results
 from lab.learner import completion, watch
-from lab.model.course import LAB_ROOT, closing_questions, load_course
+from lab.model.course import LAB_ROOT, Step, closing_questions, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
+from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
 COURSE = load_course()
@@ -55,6 +56,17 @@ def test_hint_gives_one_unseen_question_at_a_time_then_stays_on_the_last(checkou
     assert questions[-1] in shown[-1]
     assert say("hint_last", lang, n=4) in shown[-1]
     assert (checkout / ".lab" / "hints.json").is_file()
+
+
+def test_a_removed_contract_costs_the_report_its_clause_texts_never_a_traceback(checkout, capsys, monkeypatch):
+    gone = checkout / "removed" / "CONTRACT.md"
+    monkeypatch.setattr(Step, "contract_path", lambda self, lang="en", root=LAB_ROOT: gone)
+    assert COURSE[0].clauses("en") == {}
+    status, out, err = lab(checkout, "check", "4", "--no-mutants", "--impl", str(checkout / "steps"), capsys=capsys)
+    assert status == ExitStatus.SOME_FAIL and "step 4: 0 of 12" in out and "Traceback" not in out + err, out + err
+    # the self-test's stubs come with the contracts as shipped, whatever steps/ holds
+    stubs = write_stubs(checkout / "stubs")
+    assert "C1.1" in (stubs / COURSE[0].dir / "CONTRACT.md").read_text(encoding="utf-8")
 
 
 def test_hint_all_lists_every_question_and_remembers_nothing(checkout, capsys):

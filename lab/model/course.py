@@ -41,8 +41,13 @@ class Step:
         return root / "steps" / self.dir / name
 
     def clauses(self, lang="en", root=LAB_ROOT):
-        """The step's contract clauses, id -> text, in the order the contract file gives them."""
-        text = self.contract_path(lang, root).read_text(encoding="utf-8")
+        """The step's contract clauses, id -> text, in the order the contract file gives them;
+        none where the file was removed or cannot be read: a report then names the clauses
+        without their text."""
+        try:
+            text = self.contract_path(lang, root).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return {}
         return {match[1]: match[4].strip() for match in CLAUSE_LINE.finditer(text)}
 
 

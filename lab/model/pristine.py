@@ -6,7 +6,6 @@ holds the step's TODO, so a learner who commits their work changes nothing here.
 history, the working file serves only while it is still a stub.
 """
 
-import shutil
 import subprocess
 from functools import cache
 
@@ -62,8 +61,16 @@ def write_stubs(folder):
         target.mkdir(parents=True, exist_ok=True)
         (target / STEP_FILE).write_text(stub_text(step), encoding="utf-8")
         for lang in ("en", "ja"):
-            shutil.copy(step.contract_path(lang), target)
+            path = step.contract_path(lang)
+            (target / path.name).write_text(contract_text(step, lang), encoding="utf-8")
     return folder
+
+
+def contract_text(step, lang):
+    """The text of step's contract as shipped: as last committed, else the working file."""
+    path = step.contract_path(lang)
+    committed = _git("show", f"HEAD:steps/{step.dir}/{path.name}")
+    return committed if committed is not None else path.read_text(encoding="utf-8")
 
 
 def _commits_touching(relative):
