@@ -9,6 +9,7 @@ import sys
 
 from lab.commands import main as command
 from lab.grading import kill_matrix
+from lab.grading.checker_digest import checker_digest
 from lab.learner.next_check import GO, READY
 from lab.running import runner, spare
 
@@ -30,6 +31,9 @@ def main(ready, arguments):
     READY on."""
     for name in CHECK_IMPORTS:
         __import__(name)
+    # The checker's files parsed and hashed now; at the save only their stamps are looked at, and
+    # any that changed is read again (lab/grading/checker_digest.py).
+    checker_digest()
     try:
         runner.prestart(kill_matrix.PARTS)
         if spare.wait_until_ready():

@@ -25,6 +25,9 @@ from lab.text.messages import words_of
 
 CLEAR = "\033[2J\033[H"
 WATCHED = (".py", ".md")
+# Milliseconds without a new change before a save's changes are handed over (watchfiles' step, 50
+# by default): an editor writes a save within a few; the run starts that much after the save.
+SAVE_SETTLES_MS = 20
 WAKE_EVERY = 0.2  # seconds between two looks for Ctrl-C while the watcher waits for a save
 
 
@@ -49,6 +52,7 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
                     raise_interrupt=True,
                     rust_timeout=int(WAITS_AT_MOST * 1000 / 10),
                     yield_on_timeout=True,
+                    step=SAVE_SETTLES_MS,
                 )
             )
         for batch in _with_start(changes):
