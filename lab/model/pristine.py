@@ -67,10 +67,15 @@ def write_stubs(folder):
 
 
 def contract_text(step, lang):
-    """The text of step's contract as shipped: as last committed, else the working file."""
+    """The text of step's contract: the working file, or, where it was removed, as last committed."""
     path = step.contract_path(lang)
-    committed = _git("show", f"HEAD:steps/{step.dir}/{path.name}")
-    return committed if committed is not None else path.read_text(encoding="utf-8")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        committed = _git("show", f"HEAD:steps/{step.dir}/{path.name}")
+        if committed is None:
+            raise NoPristineStub(f"no contract of step {step.number} in git or in {path}") from None
+        return committed
 
 
 def _commits_touching(relative):
