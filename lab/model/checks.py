@@ -39,9 +39,8 @@ def checks_of(step):
     course = {s.function for s in load_course()}
     found = {}
     for path in check_files(step):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
         helpers, shared, checks = {}, set(), {}
-        for node in tree.body:
+        for node in _statements(path):
             name = _bound_name(node)
             if name and name.startswith("test"):
                 checks[name] = node
@@ -58,13 +57,19 @@ def checks_of(step):
 
 
 @functools.cache
+def _statements(path):
+    """The top-level statements of a check file, parsed once however many questions are asked of it."""
+    return tuple(ast.parse(path.read_text(encoding="utf-8")).body)
+
+
+@functools.cache
 def race_checks(step):
     """The checks of the step whose point is a race or timing: those marked ``@pytest.mark.race``
     (registered in checks/pytest.ini, the one place that says which they are)."""
     return frozenset(
         node.name
         for path in check_files(step)
-        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        for node in _statements(path)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(map(_marks_a_race, node.decorator_list))
     )
 
@@ -82,7 +87,7 @@ def slow_checks(step):
     when one run's checks are shared over two child processes."""
     slow = set(race_checks(step))
     for path in check_files(step):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in _statements(path):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(map(_is_given, node.decorator_list)):
                 slow.add(node.name)
             elif isinstance(node, ast.Assign) and _bound_name(node) and MODEL_CHECK in names_in(node.value):

@@ -16,6 +16,7 @@ Without bubblewrap (a learner's own machine) the same children run in sessions o
 with the same resource limits: the learner can only fool themselves there.
 """
 
+import compileall
 import json
 import os
 import shutil
@@ -49,7 +50,22 @@ BOOT = "import runpy, sys; sys.path.insert(0, sys.argv[1]); name = sys.argv[2]; 
 
 def lab_python(module):
     """The command line that runs one of the lab's modules as a child, in this lab's code."""
+    _compiled()
     return [sys.executable, "-I", "-B", "-c", BOOT, str(LAB_ROOT), module]
+
+
+IMPORTED_BY_CHILDREN = ("lab", "checks")  # what the lab's children import of the lab's own folder
+
+
+@cache
+def _compiled():
+    """The lab's modules and its checks as bytecode, where Python looks for it (__pycache__), made
+    once per process before its first child. A child starts with -B and sees the lab read-only, so
+    it would compile again, at every start, each module no process outside a sandbox imported:
+    every check, and the modules only a child runs. Only missing or stale files are written; a
+    read-only lab keeps none, and its children compile as before."""
+    for folder in IMPORTED_BY_CHILDREN:
+        compileall.compile_dir(LAB_ROOT / folder, quiet=2)
 
 
 @cache
