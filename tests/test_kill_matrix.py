@@ -227,7 +227,35 @@ def test_a_run_alone_is_dealt_out_in_parts_by_its_slow_checks_and_a_small_one_is
     assert len(parts) == kill_matrix.PARTS and parts == kill_matrix._parts(whole)  # the same parts every time
     assert sorted(name for part in parts for name in _named(part)) == sorted(_named(whole))  # each check once
     assert all(len(slow & set(_named(part))) >= kill_matrix.SLOW_PER_PART for part in parts)
+    # whole steps: a part counts a step's timeouts and losses as one run does
+    assert not set(parts[0].steps) & set(parts[1].steps)
+    assert all(part.checks == tuple(c for s in part.steps for c in checks.checks_of(s)) for part in parts)
+    # one step's checks are dealt out, the slow ones in turn
+    last = replace(whole, steps=(whole.steps[-1],))
+    dealt = kill_matrix._parts(last)
+    assert [part.steps for part in dealt] == [last.steps] * 2 and sorted(c for p in dealt for c in p.checks) == sorted(
+        checks.checks_of(last.steps[0])
+    )
     assert kill_matrix._parts(replace(whole, steps=(1,))) == [replace(whole, steps=(1,))]
+
+
+def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(monkeypatch):
+    """Each part would count the step's timeouts on its own: one run stops the step after
+    TIMEOUT_LIMIT of them, and its words are the ones reported."""
+    step = load_course()[-1].number
+    target = Target("steps", (step,), impl="steps")
+    ran = []
+
+    def run(targets, time_limit, lang, budget=None):
+        (part,) = targets
+        ran.append(part)
+        names = [c for c in checks.checks_of(step) if part.checks is None or c in part.checks]
+        return [Result(f"{part.id}::{c}", c, part.id, step, [], "timeout", "", 0.0) for c in names]
+
+    monkeypatch.setattr(kill_matrix, "run", run)
+    found = kill_matrix._run_in_parallel([target], 1.0, "en")
+    assert len(ran) == kill_matrix.PARTS + 1 and ran[-1] == target  # the parts, then one run
+    assert [r.check for r in found[target.id]] == list(checks.checks_of(step))
 
 
 def test_a_run_in_parts_at_once_reports_word_for_word_what_a_run_in_one_part_reports(tmp_path, monkeypatch):

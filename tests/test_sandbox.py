@@ -33,7 +33,7 @@ def start(tmp_path, text, confined=CONFINED):
     source = tmp_path / "learner.py"
     implementation = Implementation("learner", (SourceFile((1,), source, text),))
     loaded, functions, _ = load(process, implementation, {}, settings)
-    return process, RemoteModule(process, functions, loaded, settings, "learner")
+    return process, RemoteModule(process, functions, loaded, settings)
 
 
 @pytest.fixture

@@ -210,9 +210,15 @@ def test_a_next_check_that_waited_too_long_is_no_longer_waiting_and_ends_cleanly
     assert upcoming.process.returncode == 0  # it ended itself: its stdin closed before any save
 
 
-def test_a_spare_child_of_another_kind_is_ended_and_the_run_starts_its_own(tmp_path):
+def test_a_run_of_another_kind_leaves_the_spares_to_their_runs_and_discard_ends_them(tmp_path):
     runner.prestart(children=2)
     assert spare.wait_until_ready()
     waiting = [ready.started.process for ready in spare._spares]
     other = runner._Child(confinement.available(), (str(tmp_path),), "lab.running.child")
-    assert spare.take(other) is None and all(w.returncode is not None for w in waiting) and not spare._spares
+    assert spare.take(other) is None and len(spare._spares) == 2  # a prediction's run, say, starts its own
+    mine = spare._spares[0].kind
+    taken = spare.take(mine)
+    assert taken is not None and taken.started.process is waiting[0] and len(spare._spares) == 1
+    taken.end()
+    spare.discard()
+    assert all(w.returncode is not None for w in waiting) and not spare._spares

@@ -8,7 +8,7 @@ stages whole (``Target(id, steps, module_file=path)``); the learner's code is it
 once (``learner``: the checks run exactly the texts the keys were made of, so that an edit saved
 during a run is never credited with its verdict). All run through lab.running.runner.run, in
 one child process per core; the learner's code, run alone with slow checks enough, runs in two
-parts at once, its slow checks dealt out between them (_parts).
+parts at once (_parts).
 
 Each check's results against a job are kept in the lab's cache store (lab.cache), keyed on what
 decides them *as shown*: the part of the text that this one check can reach (lab.grading.reach),
@@ -263,8 +263,19 @@ def _run_in_parallel(targets, time_limit, lang, budget=None):
     share as many checks as the others, as near as can be; the learner's code, when it runs alone
     with slow checks enough, is run in PARTS parts at once, one child each (see _parts)."""
     alone = len(targets) == 1 and targets[0].impl  # the learner's code, and no other target
-    shares = [[part] for part in _parts(targets[0])] if alone else _shared_out(targets)
-    found = {target.id: [] for target in targets}
+    parts = _parts(targets[0]) if alone else []
+    found = _run_shares(
+        [[part] for part in parts] if len(parts) > 1 else _shared_out(targets), time_limit, lang, budget
+    )
+    if len(parts) > 1 and len(parts[0].steps) == 1 and _lossy(found[targets[0].id]):
+        # One step's checks in two children: each counted that step's timeouts and losses on its
+        # own, where one run stops the step after TIMEOUT_LIMIT of them. Run it as one run does.
+        found = _run_shares([targets], time_limit, lang, budget)
+    return found
+
+
+def _run_shares(shares, time_limit, lang, budget):
+    found = {target.id: [] for share in shares for target in share}
     with ThreadPoolExecutor(len(shares) or 1) as pool:
         for part in pool.map(lambda share: run(share, time_limit, lang, budget), shares):
             for result in part:
@@ -286,15 +297,18 @@ def _shared_out(targets):
 # The learner's code, run alone, is run in PARTS parts, in as many child processes at once, when each
 # part gets at least SLOW_PER_PART slow checks (lab.model.checks.slow_checks): a child costs about
 # as much to start as two of them take. PARTS on every machine, whatever its cores, so that the
-# same code is always run in the same parts and reported in the same words (a check that hangs
-# or crashes its process is reported with what else ran in it).
+# same code is always run in the same parts. A part holds whole steps, so that it counts a step's
+# timeouts and losses as one run does (after TIMEOUT_LIMIT and LOST_LIMIT of them the rest of the
+# step is not run); the checks of a single step are dealt out, and run again in one part when one
+# of them timed out or lost its process.
 PARTS = 2
 SLOW_PER_PART = 2
 
 
 def _parts(target):
-    """The target as one part, or as PARTS parts: its checks dealt out in turn like cards, the slow
-    ones first, each kind in the order pytest collects them."""
+    """The target as one part, or as PARTS parts of about as many slow checks each: whole steps,
+    the step with the most slow checks first, each to the part with the fewest so far; a single
+    step's checks dealt out in turn like cards, the slow ones first."""
     names = [
         (step, check)
         for step in target.steps
@@ -304,11 +318,21 @@ def _parts(target):
     slow = [name for name in names if name[1] in slow_checks(name[0])]
     if len(slow) < PARTS * SLOW_PER_PART:
         return [target]
-    dealt = slow + [name for name in names if name not in slow]
-    parts = [set(dealt[turn::PARTS]) for turn in range(PARTS)]
+    steps = sorted({step for step, _ in names})
+    if len(steps) == 1:
+        dealt = slow + [name for name in names if name not in slow]
+        hands = [set(dealt[turn::PARTS]) for turn in range(PARTS)]
+    else:
+        weight = {step: sum(1 for s, _ in slow if s == step) for step in steps}
+        held, hands = [0] * PARTS, [set() for _ in range(PARTS)]
+        for step in sorted(steps, key=lambda s: -weight[s]):
+            lightest = held.index(min(held))
+            held[lightest] += weight[step]
+            hands[lightest] |= {name for name in names if name[0] == step}
     return [
-        replace(target, steps=_steps(part), checks=tuple(check for step, check in names if (step, check) in part))
-        for part in parts
+        replace(target, steps=_steps(hand), checks=tuple(check for step, check in names if (step, check) in hand))
+        for hand in hands
+        if hand
     ]
 
 

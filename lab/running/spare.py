@@ -121,22 +121,24 @@ def prestart(kind, count=1):
         _spares.append(start(kind, probing=True))
 
 
-def wait_until_ready():
-    """Whether this process's spare children are ready for their plans (waiting up to STARTUP)."""
-    return bool(_spares) and all(spare.wait_until_ready() for spare in list(_spares))
+def wait_until_ready(timeout=STARTUP):
+    """Whether this process's spare children are ready for their plans (waiting up to timeout for each)."""
+    return bool(_spares) and all(spare.wait_until_ready(timeout) for spare in list(_spares))
 
 
 def take(kind):
     """A spare child of this kind that still waits, or None; the caller then owns it and its
-    workdir. A spare of another kind, or one that has ended, is ended."""
-    while True:
-        with _taking:
-            spare = _spares.pop(0) if _spares else None
-        if spare is None:
-            return None
-        if spare.kind == kind and spare.started.process.poll() is None:
-            return spare
-        _end(spare)
+    workdir. A spare that has ended is ended here; one of another kind is left for its own run
+    (discard ends it, once the check is over)."""
+    with _taking:
+        for spare in list(_spares):
+            if spare.started.process.poll() is not None:
+                _spares.remove(spare)
+                _end(spare)
+            elif spare.kind == kind:
+                _spares.remove(spare)
+                return spare
+    return None
 
 
 def discard():

@@ -63,9 +63,10 @@ def _compiled():
     once per process before its first child. A child starts with -B and sees the lab read-only, so
     it would compile again, at every start, each module no process outside a sandbox imported:
     every check, and the modules only a child runs. Only missing or stale files are written; a
-    read-only lab keeps none, and its children compile as before."""
+    read-only lab is left as it is, and its children compile as before."""
     for folder in IMPORTED_BY_CHILDREN:
-        compileall.compile_dir(LAB_ROOT / folder, quiet=2)
+        if os.access(LAB_ROOT / folder, os.W_OK):
+            compileall.compile_dir(LAB_ROOT / folder, quiet=2)
 
 
 @cache

@@ -5,6 +5,7 @@ afresh for every check (lab/sandbox/loading.py); a process that stays healthy se
 check of its target, and any other is ended and replaced.
 """
 
+import threading
 from contextlib import contextmanager
 from functools import partial
 
@@ -21,9 +22,9 @@ _idle = {}  # target id -> a learner process ready for that target's next check
 
 
 class RemoteModule:
-    def __init__(self, process, functions, loaded, settings, target_id):
+    def __init__(self, process, functions, loaded, settings, target_id=None):
         self._process, self._functions, self._loaded, self._settings = process, functions, loaded, settings
-        self._target_id = target_id
+        self._target_id, self._soiling = target_id, threading.Lock()
         self.clean = True  # False once the process was changed for one check only, or stalled
         self._slowed, self._racers, self._spares, self._rendezvous = False, [], [], None
 
@@ -39,10 +40,10 @@ class RemoteModule:
         try:
             return self._process.ask(op, self._settings.time_limit + REPLY_GRACE, **fields)
         except (CheckTimeout, Stalled) as stopped:
-            self._serves_this_check_only()
             timeout = stopped if isinstance(stopped, CheckTimeout) else CheckTimeout()
             timeout.lab_where = self._where()
             self._process.kill()
+            self._serves_this_check_only()
             raise timeout from None
         except ChannelLost as lost:
             self._serves_this_check_only()
@@ -50,11 +51,18 @@ class RemoteModule:
 
     def _serves_this_check_only(self):
         """The process is changed for this check, or lost: it is ended with the check, and the
-        process of the target's next check starts now, while this check runs, not after it."""
-        if self.clean:
+        process of the target's next check (when the module has a target) starts now, while this
+        check runs, not after it. One that cannot start leaves the next check to start its own."""
+        with self._soiling:
+            if not self.clean:
+                return
             self.clean = False
-            if self._target_id not in _idle:
-                _idle[self._target_id] = LearnerProcess(self._settings.scratch, self._settings.confined)
+        if self._target_id is None or self._target_id in _idle:
+            return
+        try:
+            _idle[self._target_id] = LearnerProcess(self._settings.scratch, self._settings.confined)
+        except Exception:  # noqa: BLE001 - this check's verdict stands; the next one starts its own
+            pass
 
     def _where(self):
         try:
