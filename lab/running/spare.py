@@ -4,11 +4,11 @@ imported, blocked on reading its plan from a pipe (``python -m lab.running.child
 A run of the checks starts its child this way first, and reads and probes the learner's files
 meanwhile (lab/running/runner.py); `make watch`'s next check starts them even before the save
 (prestart: as many as its run may run at once, lab/commands/waiting_check.py), and its run takes
-them. It is the child the runner
-would start, in the same sandbox with the same limits; it differs only in when it starts and in
-how its plan comes: over its stdin once the run has read the learner's files, never as a file.
-It is used once; a spare that does not fit the run, or has ended, is ended, and the run starts a
-child of its own as it does after a crash.
+them. It is the child the runner would start, in the same sandbox with the same limits; it
+differs only in when it starts and in how its plan comes: over its stdin once the run has read
+the learner's files, never as a file. It is used once. A run takes only a spare of its own kind;
+one that has ended is ended, and a run that finds none starts a child of its own, as it does
+after a crash. The spares no run took are ended when the check is over (discard).
 """
 
 import json
