@@ -413,6 +413,34 @@ def test_in_a_class_the_predictions_see_neither_the_targets_nor_the_classmates(t
     )
 
 
+SEES_A_HOST_FILE = '''
+import os
+
+
+def test_my_prediction(lease, db):
+    """Fails wherever it can see a file of the host: unconfined, it "catches" every mutant."""
+    assert not os.path.exists({marker!r})
+'''
+
+
+@sandboxed
+def test_a_verdict_found_unconfined_is_never_reused_where_the_grader_confines(
+    tmp_path, monkeypatch, cache_entries_added_only
+):
+    """The cache is keyed on where the children ran (lab/grading/checker_digest.py): a prediction
+    that ran on a machine without bubblewrap, as a learner's may, runs again once it is there."""
+    marker = tmp_path / "host-only"
+    marker.write_text("", encoding="utf-8")
+    text = SEES_A_HOST_FILE.format(marker=str(marker))
+    folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(text, encoding="utf-8"))
+    with monkeypatch.context() as unconfined:
+        unconfined.setattr(confinement, "available", lambda: False)
+        (outside,) = predictions.run_predictions(folder, (4,), time_limit=10)
+    assert outside.status == PredictionStatus.REJECTS  # it saw the host's file
+    (confined,) = predictions.run_predictions(folder, (4,), time_limit=10)
+    assert not confined.cached and confined.status == PredictionStatus.WRITTEN and confined.caught_count == 0
+
+
 CLAIM_UNDER_FLOCK = '''
 import fcntl, os, sqlite3
 from contextlib import closing

@@ -3,7 +3,9 @@
 Every cache of check results (lab.grading.kill_matrix, for the mutants and the learner's code
 alike, and lab.grading.predictions) is keyed on checker_digest(), so that an edit to a check, to
 the course or to the code that runs the checks computes them again, and an edit to a report or a
-command does not.
+command does not. So is whether the children run inside bubblewrap: a verdict of code that ran
+unconfined (a learner's machine without it, where code that reads the lab or a classmate's files
+can fool only its author) is never reused where the grader confines it.
 """
 
 import ast
@@ -14,20 +16,22 @@ from importlib.metadata import version
 
 from lab import cache
 from lab.model.course import LAB_ROOT
+from lab.sandbox import confinement
 
 RUNS_THE_CHECKS = "lab.running.runner"  # with what it imports or starts by name: the child, the recorder
 
 
 def checker_digest(*runs_too):
-    """What decides a check's outcome besides the code under test: the checker_files and the
-    versions of Python, SQLite, pytest and Hypothesis."""
-    return _digest(tuple(_stamp(path) for path in checker_files(*runs_too)))
+    """What decides a check's outcome besides the code under test: the checker_files, the
+    versions of Python, SQLite, pytest and Hypothesis, and whether the children run confined."""
+    return _digest(tuple(_stamp(path) for path in checker_files(*runs_too)), confinement.available())
 
 
 @functools.lru_cache(maxsize=16)  # by the files' stamps: a report asks for it once per kill matrix run
-def _digest(stamps):
+def _digest(stamps, confined):
     texts = (f"{path.relative_to(LAB_ROOT)}\0{path.read_text(encoding='utf-8')}" for path, *_ in stamps)
-    return cache.key(*texts, sys.version, sqlite3.sqlite_version, version("pytest"), version("hypothesis"))
+    where = "confined by bubblewrap" if confined else "unconfined"
+    return cache.key(*texts, sys.version, sqlite3.sqlite_version, version("pytest"), version("hypothesis"), where)
 
 
 def _stamp(path):
