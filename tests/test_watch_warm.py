@@ -176,9 +176,10 @@ def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkou
         start_new_session=True,
     )
     try:
+        first = _waiting_checks(watcher.pid)  # the next check of the first run, started at once
         lines = iter(watcher.stdout.readline, "")
         assert any("All checks of step(s) 1 pass." in line for line in lines)  # the first run ended
-        waiting = _ready_descendants(watcher.pid)
+        waiting = _ready_descendants(watcher.pid, first)
         os.kill(watcher.pid, signal.SIGINT)  # as the terminal sends Ctrl-C
         assert watcher.wait(timeout=30) == 0
         assert "Stopped watching." in watcher.stdout.read()
@@ -190,13 +191,26 @@ def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkou
     assert [g for pid in waiting for g in PIDS_HIERARCHY.glob(f"lease-lab-{pid}-*")] == []
 
 
-def _ready_descendants(pid, within=60):
-    """The processes below the watcher once its next check's child waits in its sandbox."""
+def _waiting_checks(pid, within=60):
+    """The pids of the watcher's next checks (lab/commands/waiting_check.py) once there is one."""
     ends = time.monotonic() + within
     while time.monotonic() < ends:
-        found = descendants(pid)
-        if any("--wait" in command for command in commands_of(found)):
+        found = [p for p in descendants(pid) if next_check.PROCESS in "".join(commands_of([p]))]
+        if found:
             return found
+        time.sleep(0.05)
+    raise AssertionError("the watcher started no next check")
+
+
+def _ready_descendants(pid, earlier, within=60):
+    """The processes below the watcher once the next check started after the `earlier` ones waits,
+    its checks' child ready in its sandbox: Ctrl-C then reaches the watcher as it waits for a save,
+    never while the first run's process still ends (its own spare child waits too)."""
+    ends = time.monotonic() + within
+    while time.monotonic() < ends:
+        later = [p for p in _waiting_checks(pid) if p not in earlier]
+        if later and any("--wait" in command for command in commands_of(descendants(later[0]))):
+            return descendants(pid)
         time.sleep(0.1)
     raise AssertionError("no next check got ready")
 
