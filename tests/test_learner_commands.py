@@ -3,9 +3,11 @@
 Each works on a checkout of its own in tmp_path (root/steps), never on this lab's steps/.
 """
 
+import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -273,6 +275,29 @@ def test_watch_runs_the_check_at_start_and_after_each_change_and_stops_cleanly_o
     first, second = (screen.splitlines()[0] for screen in out.split(watch.CLEAR)[1:])
     assert re.match(r"\d\d:\d\d:\d\d · ", first) and first[8:] == say("watch_started", lang, time="", n=4)
     assert second[8:] == say("watch_saved", lang, time="", n=4, files="steps/04-claim/step.py")  # which save started it
+
+
+def test_ctrl_c_while_a_next_check_starts_leaves_none_of_them_unended(checkout, monkeypatch, capsys):
+    """A real Ctrl-C (SIGINT to this process) in the middle of a next check's start, after its
+    process exists: the watcher stops with its one line and ends that next check too."""
+    started, _ = fake_next_checks(monkeypatch)
+    plain = watch.NextCheck
+
+    class InterruptedAsItStarts(plain):
+        def __init__(self, arguments, root):
+            super().__init__(arguments, root)  # its process exists from here on
+            if len(started) == 2:  # the one started after the first run
+                os.kill(os.getpid(), signal.SIGINT)
+                self.arguments = list(arguments)  # what its start still does after the signal
+
+    monkeypatch.setattr(watch, "NextCheck", InterruptedAsItStarts)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in `make watch`
+    try:
+        assert watch.watch(STEP4, [], "en", checkout, iter(())) == 0
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert [check.state for check in started] == ["ran", "ended"]
+    assert capsys.readouterr().out.rstrip().endswith(say("watch_stopped", "en"))
 
 
 def test_watch_replaces_a_next_check_that_waited_too_long_and_runs_the_fresh_one(checkout, monkeypatch, capsys):

@@ -7,13 +7,16 @@ when it ran and which save started it. That process is started before the save, 
 imported and its checks' child ready, and reads the learner's files only at the save
 (lab/learner/next_check.py); each is used once, the next one started when a run ends.
 Ctrl-C stops with one line: the checks run in sessions of their own, so the terminal's Ctrl-C
-reaches only the watcher, which then interrupts the running check, ends the waiting one and drops
-what the interrupted check wrote to stderr (its traceback).
+reaches only the watcher, which then interrupts the running check, ends the waiting one (one that
+was starting too: Ctrl-C then waits until the watcher holds it) and drops what the interrupted check
+wrote to stderr (its traceback).
 """
 
 import queue
+import signal
 import sys
 import threading
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -40,8 +43,10 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
     out = out or sys.stdout
     folder = root / "steps"
     arguments = [str(step.number), "--lang", lang, *check_arguments]
-    upcoming = NextCheck(arguments, root)
+    upcoming = None
     try:
+        with _ctrl_c_once_held():
+            upcoming = NextCheck(arguments, root)
         if changes is None:
             import watchfiles  # imported only here: nothing else needs it
 
@@ -58,19 +63,39 @@ def watch(step, check_arguments=(), lang="en", root=LAB_ROOT, changes=None, out=
         for batch in _with_start(changes):
             if not upcoming.waiting():
                 upcoming.end()
-                upcoming = NextCheck(arguments, root)
+                with _ctrl_c_once_held():
+                    upcoming = NextCheck(arguments, root)
             if batch is None or batch:
                 out.write(CLEAR + run_line(step, lang, root, batch) + "\n")
                 out.flush()
                 running, upcoming = upcoming, None
                 running.run()
-                upcoming = NextCheck(arguments, root)
+                with _ctrl_c_once_held():
+                    upcoming = NextCheck(arguments, root)
     except KeyboardInterrupt:
         out.write("\n" + words_of("learner", lang)("watch_stopped") + "\n")
     finally:
         if upcoming:
             upcoming.end()
     return ExitStatus.ALL_PASS
+
+
+@contextmanager
+def _ctrl_c_once_held():
+    """Ctrl-C while a next check starts is raised once the watcher holds it (the assignment in the
+    block is done), so that the watcher ends it: raised in the middle of its start, it would leave
+    a process nobody ends. Only where Ctrl-C is handled, in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _with_start(changes):
