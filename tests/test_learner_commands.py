@@ -281,14 +281,12 @@ def test_ctrl_c_while_a_next_check_starts_leaves_none_of_them_unended(checkout, 
     """A real Ctrl-C (SIGINT to this process) in the middle of a next check's start, after its
     process exists: the watcher stops with its one line and ends that next check too."""
     started, _ = fake_next_checks(monkeypatch)
-    plain = watch.NextCheck
 
-    class InterruptedAsItStarts(plain):
+    class InterruptedAsItStarts(watch.NextCheck):  # the stand-in fake_next_checks put in place
         def __init__(self, arguments, root):
             super().__init__(arguments, root)  # its process exists from here on
             if len(started) == 2:  # the one started after the first run
-                os.kill(os.getpid(), signal.SIGINT)
-                self.arguments = list(arguments)  # what its start still does after the signal
+                os.kill(os.getpid(), signal.SIGINT)  # taken at once, before __init__ returns
 
     monkeypatch.setattr(watch, "NextCheck", InterruptedAsItStarts)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in `make watch`
