@@ -16,6 +16,8 @@ from lab.model.results import Result
 from lab.model.status import ExitStatus
 from lab.model.targets import PLAN_VARIABLE, Plan, Target
 from lab.mutation import matrix
+from lab.running import probe
+from lab.running.probe import find_problems
 from lab.running.runner import run
 from lab.text.language import LANGUAGES
 
@@ -68,7 +70,7 @@ def fake_matrix(tmp_path, monkeypatch):
     fails (or, for the checks in ran.timing_out, times out); returns the targets run."""
     ran = Ran()
 
-    def run(targets, time_limit, lang, budget=None):
+    def run(targets, time_limit, lang, budget=None, probe=None):
         ran.extend(targets)
         return [
             Result(
@@ -216,7 +218,11 @@ def _named(target):
     ]
 
 
-def test_a_run_alone_is_dealt_out_in_parts_by_its_slow_checks_and_a_small_one_is_not():
+def _weighs(part):
+    return sum(checks.weight(step, check) for step, check in _named(part))
+
+
+def test_a_run_alone_with_slow_checks_enough_is_shared_out_in_parts_that_take_about_as_long():
     whole = Target("steps", tuple(s.number for s in load_course()), impl="steps")
     slow = {name for name in _named(whole) if name[1] in checks.slow_checks(name[0])}
     # the slow ones: every race and every check whose examples Hypothesis draws, and only those
@@ -226,17 +232,41 @@ def test_a_run_alone_is_dealt_out_in_parts_by_its_slow_checks_and_a_small_one_is
     parts = kill_matrix._parts(whole)
     assert len(parts) == kill_matrix.PARTS and parts == kill_matrix._parts(whole)  # the same parts every time
     assert sorted(name for part in parts for name in _named(part)) == sorted(_named(whole))  # each check once
-    assert all(len(slow & set(_named(part))) >= kill_matrix.SLOW_PER_PART for part in parts)
     # whole steps: a part counts a step's timeouts and losses as one run does
     assert not set(parts[0].steps) & set(parts[1].steps)
     assert all(part.checks == tuple(c for s in part.steps for c in checks.checks_of(s)) for part in parts)
-    # one step's checks are dealt out, the slow ones in turn
+    # The heavier part is heavier than the lighter by at most the step it got last, which went to
+    # the part that was then the lighter one: no step is in the heavier part if the lighter one
+    # with that step would still weigh less.
+    heavy, light = sorted(parts, key=_weighs, reverse=True)
+    step_weights = [sum(checks.weight(step, c) for c in checks.checks_of(step)) for step in heavy.steps]
+    assert _weighs(heavy) - _weighs(light) <= max(step_weights)
+    # one step's checks are shared out one by one, by the same rule
     last = replace(whole, steps=(whole.steps[-1],))
     dealt = kill_matrix._parts(last)
     assert [part.steps for part in dealt] == [last.steps] * 2 and sorted(c for p in dealt for c in p.checks) == sorted(
         checks.checks_of(last.steps[0])
     )
+    heavy, light = sorted(dealt, key=_weighs, reverse=True)
+    assert _weighs(heavy) - _weighs(light) <= max(checks.weight(last.steps[0], c) for c in heavy.checks)
     assert kill_matrix._parts(replace(whole, steps=(1,))) == [replace(whole, steps=(1,))]
+
+
+def test_the_durations_table_weighs_every_check_and_names_no_other():
+    """checks/durations.toml (python -m lab dev durations) lists each check once, with the seconds
+    it took against the reference; a check it lacks would weigh only as a typical one of its kind."""
+    listed = checks.durations()
+    every = {(step.number, check) for step in load_course() for check in checks.checks_of(step.number)}
+    assert set(listed) == every
+    assert all(isinstance(seconds, float) and 0 < seconds < 10 for seconds in listed.values())
+
+
+def test_a_check_the_table_does_not_list_weighs_as_a_typical_one_of_its_kind(monkeypatch):
+    monkeypatch.setattr(checks, "durations", dict)
+    step = load_course()[-1].number
+    slow = sorted(checks.slow_checks(step))[0]
+    fast = next(c for c in checks.checks_of(step) if c not in checks.slow_checks(step))
+    assert (checks.weight(step, slow), checks.weight(step, fast)) == (checks.UNLISTED_SLOW, checks.UNLISTED)
 
 
 def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(monkeypatch):
@@ -246,7 +276,7 @@ def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(m
     target = Target("steps", (step,), impl="steps")
     ran = []
 
-    def run(targets, time_limit, lang, budget=None):
+    def run(targets, time_limit, lang, budget=None, probe=None):
         (part,) = targets
         ran.append(part)
         names = [c for c in checks.checks_of(step) if part.checks is None or c in part.checks]
@@ -265,7 +295,10 @@ def test_a_run_in_parts_at_once_reports_word_for_word_what_a_run_in_one_part_rep
     wrong = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong" / "wrong_s4_upsert_claim.py"
     job = kill_matrix.learner(wrong, (4, 5, 6, 7, 8))
     parts = kill_matrix._parts(job.target)
+    probes = []
+    monkeypatch.setattr(probe, "find_problems", lambda *a: probes.append(a) or find_problems(*a))
     in_parts, _ = kill_matrix.results([job], use_cache=False)
+    assert len(probes) == 1  # the parts check the same files: they are probed once
     monkeypatch.setattr(kill_matrix, "SLOW_PER_PART", 10**6)
     assert kill_matrix._parts(job.target) == [job.target]
     in_one, _ = kill_matrix.results([job], use_cache=False)

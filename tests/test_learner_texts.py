@@ -178,7 +178,7 @@ def test_a_passing_step_folds_to_one_line_and_verbose_shows_every_check():
 def test_mutant_results_are_computed_once_for_every_language_and_command(tmp_path, monkeypatch):
     ran = []
 
-    def fake(targets, time_limit, lang, budget=None):
+    def fake(targets, time_limit, lang, budget=None, probe=None):
         ran.extend(t.id for t in targets)
         return [
             Result(f"{t.id}::t", "t", t.id, t.steps[0], [], "failed", Words("timeout", limit=time_limit), 0.1)

@@ -43,7 +43,7 @@ def ran(tmp_path, monkeypatch):
     found = Ran()
     found.statuses = {}
 
-    def run(targets, time_limit, lang, budget=None):
+    def run(targets, time_limit, lang, budget=None, probe=None):
         results = []
         for target in targets:
             for step in target.steps:
@@ -305,7 +305,7 @@ def test_a_message_worded_by_the_learner_process_is_reused_only_in_its_language(
     worded = {"en": "cannot check step 1: lease.py does not load", "ja": "ステップ 1 を検査できません"}
     path = learner_file(tmp_path, REFERENCE)
 
-    def run(targets, time_limit, lang, budget=None):
+    def run(targets, time_limit, lang, budget=None, probe=None):
         ran.extend((t.id, 1, name) for t in targets for name in checks.checks_of(1))
         return [
             Result(name, name, t.id, 1, [], CheckStatus.ERROR, worded[lang], 0.0)

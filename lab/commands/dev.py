@@ -1,11 +1,13 @@
-"""`python -m lab dev check`, `dev new-step NAME` and `dev update`: the course kept whole, for its authors.
+"""`python -m lab dev check`, `dev new-step NAME`, `dev update` and `dev durations`: the course kept
+whole, for its authors.
 
 Like rustlings' `dev check`: the manifest against the tree, every stub unsolved, the reference
 solved, every clause checked and broken by a mutant (or the manifest says why not). `new-step`
 scaffolds the next step's folders and manifest entry; the author then writes its contract,
 reference, checks and mutants, and `dev check` says what is still missing. Like rustlings' `dev
 update`, `update` writes again what is made from course.toml (the prediction templates, README's
-step tables) once the author has changed it.
+step tables) once the author has changed it. `durations` measures how long each check takes
+against the reference (lab/dev/durations.py).
 """
 
 from lab.commands import options
@@ -24,7 +26,9 @@ def add_arguments(parser):
     new.add_argument("--function")
     new.add_argument("--parameters", default="path,job_id")
     update = actions.add_parser("update", help=parser.text("update.about"))
-    for action in (check, new, update):
+    durations = actions.add_parser("durations", help=parser.text("durations.about"))
+    options.time_limit(durations)
+    for action in (check, new, update, durations):
         options.lang(action)
 
 
@@ -43,6 +47,15 @@ def run(arguments, settings):
 
         for path in update(settings.root):
             print(path)
+        return ExitStatus.ALL_PASS
+    if arguments.action == "durations":
+        from lab.dev import durations
+
+        try:
+            print(durations.write(settings.time_limit, settings.lang))
+        except durations.ReferenceFails as failed:
+            print(f"dev durations: the reference fails {failed}; the table is left as it was")
+            return ExitStatus.LAB_BROKEN
         return ExitStatus.ALL_PASS
     return _check(arguments, settings)
 

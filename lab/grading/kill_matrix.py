@@ -54,12 +54,13 @@ from dataclasses import dataclass, field, replace
 from lab import cache
 from lab.grading.checker_digest import checker_digest
 from lab.grading.reach import check_text, relevant_text
-from lab.model.checks import checks_of, race_checks, slow_checks
+from lab.model.checks import checks_of, race_checks, slow_checks, weight
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import assemble, display_path, placed_files, read
 from lab.model.mutants import SOLUTIONS_DIR, apply
 from lab.model.results import LOSSES, CheckStatus, Result
 from lab.model.targets import Target
+from lab.running.probe import SharedProbe
 from lab.running.runner import NOT_RUN, run
 
 NAMESPACE = "kill-matrix"
@@ -264,8 +265,9 @@ def _run_in_parallel(targets, time_limit, lang, budget=None):
     with slow checks enough, is run in PARTS parts at once, one child each (see _parts)."""
     alone = len(targets) == 1 and targets[0].impl  # the learner's code, and no other target
     parts = _parts(targets[0]) if alone else []
+    in_parts = len(parts) > 1
     found = _run_shares(
-        [[part] for part in parts] if len(parts) > 1 else _shared_out(targets), time_limit, lang, budget
+        [[part] for part in parts] if in_parts else _shared_out(targets), time_limit, lang, budget, in_parts
     )
     if len(parts) > 1 and len(parts[0].steps) == 1 and _lossy(found[targets[0].id]):
         # One step's checks in two children: each counted that step's timeouts and losses on its
@@ -274,10 +276,12 @@ def _run_in_parallel(targets, time_limit, lang, budget=None):
     return found
 
 
-def _run_shares(shares, time_limit, lang, budget):
+def _run_shares(shares, time_limit, lang, budget, one_target=False):
+    """one_target: the shares are parts of one target, whose files are probed once for all of them."""
     found = {target.id: [] for share in shares for target in share}
+    probe = SharedProbe() if one_target else None
     with ThreadPoolExecutor(len(shares) or 1) as pool:
-        for part in pool.map(lambda share: run(share, time_limit, lang, budget), shares):
+        for part in pool.map(lambda share: run(share, time_limit, lang, budget, probe=probe), shares):
             for result in part:
                 found[result.target].append(result)
     return {target_id: sorted(results, key=_collection_order) for target_id, results in found.items()}
@@ -294,21 +298,22 @@ def _shared_out(targets):
     return [share for share in shares if share]
 
 
-# The learner's code, run alone, is run in PARTS parts, in as many child processes at once, when each
-# part gets at least SLOW_PER_PART slow checks (lab.model.checks.slow_checks): a child costs about
-# as much to start as two of them take. PARTS on every machine, whatever its cores, so that the
-# same code is always run in the same parts. A part holds whole steps, so that it counts a step's
-# timeouts and losses as one run does (after TIMEOUT_LIMIT and LOST_LIMIT of them the rest of the
-# step is not run); the checks of a single step are dealt out, and run again in one part when one
-# of them timed out or lost its process.
+# The learner's code, run alone, is run in PARTS parts, in as many child processes at once, when it
+# has at least PARTS * SLOW_PER_PART slow checks to run (lab.model.checks.slow_checks): a child
+# costs about as much to start as two of them take. PARTS on every machine, whatever its cores, and
+# the checks weighed by the table of their durations on the reference (lab.model.checks.weight),
+# never by this run's clock, so that the same code is always run in the same parts. A part holds
+# whole steps, so that it counts a step's timeouts and losses as one run does (after TIMEOUT_LIMIT
+# and LOST_LIMIT of them the rest of the step is not run); the checks of a single step are shared
+# out one by one, and run again in one part when one of them timed out or lost its process.
 PARTS = 2
 SLOW_PER_PART = 2
 
 
 def _parts(target):
-    """The target as one part, or as PARTS parts of about as many slow checks each: whole steps,
-    the step with the most slow checks first, each to the part with the fewest so far; a single
-    step's checks dealt out in turn like cards, the slow ones first."""
+    """The target as one part, or as PARTS parts that take about as long: the heaviest group first,
+    each to the part that weighs least so far, a group being a whole step or, when one step alone
+    runs, one check (the longest-processing-time rule)."""
     names = [
         (step, check)
         for step in target.steps
@@ -319,16 +324,12 @@ def _parts(target):
     if len(slow) < PARTS * SLOW_PER_PART:
         return [target]
     steps = sorted({step for step, _ in names})
-    if len(steps) == 1:
-        dealt = slow + [name for name in names if name not in slow]
-        hands = [set(dealt[turn::PARTS]) for turn in range(PARTS)]
-    else:
-        weight = {step: sum(1 for s, _ in slow if s == step) for step in steps}
-        held, hands = [0] * PARTS, [set() for _ in range(PARTS)]
-        for step in sorted(steps, key=lambda s: -weight[s]):
-            lightest = held.index(min(held))
-            held[lightest] += weight[step]
-            hands[lightest] |= {name for name in names if name[0] == step}
+    groups = [[name] for name in names] if len(steps) == 1 else [[n for n in names if n[0] == s] for s in steps]
+    held, hands = [0.0] * PARTS, [set() for _ in range(PARTS)]
+    for group in sorted(groups, key=lambda group: -sum(weight(*name) for name in group)):  # stable: ties in order
+        lightest = held.index(min(held))
+        held[lightest] += sum(weight(*name) for name in group)
+        hands[lightest] |= set(group)
     return [
         replace(target, steps=_steps(hand), checks=tuple(check for step, check in names if (step, check) in hand))
         for hand in hands

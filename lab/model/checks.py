@@ -10,6 +10,7 @@ tests/test_reach.py compares them with the functions the checks actually call.
 import ast
 import functools
 import re
+import tomllib
 
 from lab.model.course import LAB_ROOT, load_course
 
@@ -17,6 +18,10 @@ CHECKS_DIR = LAB_ROOT / "checks"
 CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
 MODEL_CHECK = "model_check"
 RACE_MARK = "race"
+DURATIONS = CHECKS_DIR / "durations.toml"  # seconds each check takes against the reference (`dev durations`)
+# The weight of a check the table does not list yet (a new one): what a slow check and another one
+# most often take against the reference.
+UNLISTED_SLOW, UNLISTED = 0.2, 0.005
 
 
 def check_files(step):
@@ -101,6 +106,26 @@ def _is_given(decorator):
     return (isinstance(called, ast.Name) and called.id == "given") or (
         isinstance(called, ast.Attribute) and called.attr == "given"
     )
+
+
+@functools.cache
+def durations():
+    """{(step, check name): seconds} as checks/durations.toml lists them: measured once against the
+    reference (`python -m lab dev durations`) and kept, so that they weigh the checks the same
+    way on every run and machine. Where the table is missing, every check is unlisted."""
+    try:
+        table = tomllib.loads(DURATIONS.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return {(int(step), name): seconds for step, checks in table.items() for name, seconds in checks.items()}
+
+
+def weight(step, check):
+    """About how many seconds the check takes: what the table lists, else a typical one of its kind."""
+    listed = durations().get((step, check))
+    if listed is not None:
+        return listed
+    return UNLISTED_SLOW if check in slow_checks(step) else UNLISTED
 
 
 @functools.cache

@@ -6,6 +6,8 @@ learner process. The probe finds such files before the checks start; the checks'
 reports them once per check without running them again.
 """
 
+import threading
+
 from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import LoadStopped, load
 
@@ -30,3 +32,26 @@ def find_problems(implementation, settings, started=None):
         if started:
             started.kill()
     return tuple(known.items())
+
+
+class SharedProbe:
+    """One probe for the parts of one run, which check the same files at once (lab/grading/kill_matrix.py):
+    the first part to get there runs it while the others wait, and each takes what it found."""
+
+    def __init__(self):
+        self._lock, self._found, self._asked = threading.Lock(), None, False
+
+    def wants_a_process(self):
+        """Whether a part should start a learner process ahead for the probe: only the first to ask."""
+        with self._lock:
+            wanted, self._asked = not self._asked, True
+        return wanted
+
+    def find_problems(self, implementation, settings, started=None):
+        with self._lock:
+            if self._found is None:
+                self._found = find_problems(implementation, settings, started)
+                return self._found
+        if started:
+            started.kill()
+        return self._found

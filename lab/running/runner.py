@@ -43,6 +43,7 @@ def run(
     deadline=None,
     readable=(),
     child=CHECKS_CHILD,
+    probe=None,
 ):
     """Every check of every target, in collection order.
 
@@ -54,6 +55,8 @@ def run(
     readable: when arguments name learner tests (predictions), the folders they are in.
     child: the module the child runs: the checks, or the prediction host that runs the learner's
     tests as learner code runs (lab/running/prediction_host.py, named by its caller).
+    probe: a SharedProbe (lab/running/probe.py) when this run is one of the parts of a run, all
+    checking the same files: the learner's files are then probed once for all of them.
     """
     if deadline is None and budget:
         deadline = time.monotonic() + budget
@@ -61,13 +64,14 @@ def run(
     kind = _Child(confined, _seen_by_child(targets, readable), child)
     # The checks' child starts now, while the learner's files are read and probed; or it started
     # before this run, by `make watch`'s next check.
-    probing = any(target.impl for target in targets)
+    probing = any(target.impl for target in targets) and (probe is None or probe.wants_a_process())
     ready = spare.take(kind) or (spare.start(kind, probing) if child == CHECKS_CHILD else None)
     workdir = ready.workdir if ready else parent_folder()
     scratch = scratch_folder(workdir, confined)
     try:
         settings = Plan([], None, [], time_limit, lang, scratch, confined)
-        targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None) for t in targets]
+        find = probe.find_problems if probe else find_problems
+        targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None, find) for t in targets]
         plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
         arguments = arguments or _check_files(targets)
         return _run_until_settled(plan, workdir, (deadline, budget), arguments, kind, ready)
@@ -122,13 +126,14 @@ def _seen_by_child(targets, readable):
     return tuple(dict.fromkeys([*(str(LAB_ROOT / part) for part in LAB_PARTS), sys.prefix, *own, *map(str, readable)]))
 
 
-def _probed(target, settings, probing=None):
+def _probed(target, settings, probing=None, find=find_problems):
     """The learner's target with its files, read here once, and those that hang or end the
     process when run found first.
 
     Its path made absolute, links kept (the reader refuses files that are links or lie in a
     linked folder): the children do not run in this folder, and never read it. probing: a
-    private learner process started for the probe before (lab/running/spare.py), or None.
+    private learner process started for the probe before (lab/running/spare.py), or None. find:
+    the probe (probe.find_problems, or a SharedProbe's when the target is one part of a run).
     """
     if not target.impl:
         return target
@@ -141,7 +146,7 @@ def _probed(target, settings, probing=None):
             probing.kill()
         raise
     files = tuple((f.steps, str(f.path), f.text, f.refused) for f in implementation.files)
-    return replace(target, impl=impl, files=files, known_problems=find_problems(implementation, settings, probing))
+    return replace(target, impl=impl, files=files, known_problems=find(implementation, settings, probing))
 
 
 def _check_files(targets):
