@@ -136,8 +136,11 @@ def _watch(child, reading, time_limit, deadline=None):
     received, last_progress, closed = bytearray(), time.monotonic(), False
     grace = min(HANG_GRACE, max(1.0, time_limit))
     while child.poll() is None:
-        if closed:  # the child closed its end: only its exit is still to come
-            time.sleep(0.05)
+        if closed:  # the child closed its end: only its exit is still to come, waited for as it comes
+            try:
+                child.wait(0.05)
+            except subprocess.TimeoutExpired:
+                pass
         elif select.select([reading], [], [], 0.05)[0]:
             chunk = os.read(reading, 1 << 16)
             received += chunk
