@@ -24,7 +24,8 @@ import lab.grading.classroom as classroom
 from lab.grading import kill_matrix, predictions
 from lab.grading.submission import find_submissions
 from lab.model.course import LAB_ROOT, load_course
-from lab.model.implementation import MAX_FILE
+from lab.model.checks import checks_of
+from lab.model.implementation import MAX_FILE, assemble, read
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.results import PredictionStatus
 from lab.model.targets import Plan, Target
@@ -115,6 +116,41 @@ def test_a_link_planted_where_a_database_was_is_refused_not_followed(tmp_path):
     results = run([Target("links", (1,), impl=str(tmp_path / "lease.py"))], time_limit=10)
     assert results and not any(r.status == "passed" for r in results)
     assert victim.read_text(encoding="utf-8") == "untouched"
+
+
+# After the reference's text: every function that writes does so on a copy of the database, which
+# then replaces the file the path names. The old file keeps what it held before the call.
+WRITES_ON_A_COPY = """
+import os as _os, shutil as _shutil
+
+
+def _on_a_copy(function):
+    def call(path, *args):
+        copy = path + ".next"
+        _shutil.copyfile(path, copy)
+        try:
+            return function(copy, *args)
+        finally:
+            _os.replace(copy, path)
+
+    return call
+
+
+for _name in ("enqueue", "claim", "renew", "complete", "release"):
+    globals()[_name] = _on_a_copy(globals()[_name])
+"""
+
+
+def test_a_database_replaced_by_a_new_file_at_each_write_is_read_as_its_path_names_it(tmp_path):
+    """The generated checks read the table through a connection they hold from one call to the
+    next: code whose writes put a new file in the database's place is judged by that new file,
+    never by the one the connection opened first."""
+    (tmp_path / "lease.py").write_text(assemble(read(LAB_ROOT / "solutions")) + WRITES_ON_A_COPY, encoding="utf-8")
+    steps = tuple(range(2, len(load_course())))  # claim_many's claims at once would race on the copies
+    generated = tuple(check for step in steps for check in checks_of(step) if "_random_" in check)
+    results = run([Target("copies", steps, impl=str(tmp_path / "lease.py"), checks=generated)], time_limit=10)
+    assert sorted(r.check for r in results) == sorted(generated)
+    assert all(r.status == "passed" for r in results), [(r.check, r.said("en")) for r in results if not r.passed]
 
 
 def reply_line(ident, size=0):
