@@ -23,8 +23,8 @@ import pytest
 import lab.grading.classroom as classroom
 from lab.grading import kill_matrix, predictions
 from lab.grading.submission import find_submissions
-from lab.model.course import LAB_ROOT, load_course
 from lab.model.checks import checks_of
+from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import MAX_FILE, assemble, read
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.results import PredictionStatus
