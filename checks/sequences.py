@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from model import COLUMNS, TableModel
-from support import HeldReader, describe, open_db, stated
+from support import describe, open_db, stated
 
 from lab.model.course import load_course
 from lab.model.outcomes import ClauseBroken, NotImplementedYet
@@ -244,7 +244,7 @@ class Sequence:
 
     def __init__(self, lease, db, rows, seed_table=True):
         self.lease, self.db, self.model = lease, db, TableModel(rows)
-        self.history, self.reader = [], HeldReader(db)
+        self.history = []
         if seed_table:
             with closing(open_db(db)) as conn, conn:
                 conn.executemany(
@@ -255,15 +255,12 @@ class Sequence:
             self.history.append(Phrase("the table: ", "最初のテーブル: ") + start)
 
     def run(self, calls):
-        try:
-            for serial, (name, spec) in enumerate(calls):
-                args = arguments(self.model, name, spec, serial)
-                if name in ("insert", "update"):
-                    self._write(name, *args)
-                else:
-                    self._call(name, args)
-        finally:
-            self.reader.close()
+        for serial, (name, spec) in enumerate(calls):
+            args = arguments(self.model, name, spec, serial)
+            if name in ("insert", "update"):
+                self._write(name, *args)
+            else:
+                self._call(name, args)
 
     def _call(self, name, args):
         expected = getattr(self.model, name)(*args)
@@ -316,9 +313,10 @@ class Sequence:
         self._compare_table(expected)
 
     def _compare_table(self, expected):
-        stored = {
-            r[0]: dict(zip(COLUMNS, r)) for r in self.reader.rows(f"SELECT {', '.join(COLUMNS)} FROM jobs ORDER BY id")
-        }
+        with closing(open_db(self.db, timeout=1)) as conn:
+            stored = {
+                r[0]: dict(zip(COLUMNS, r)) for r in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs ORDER BY id")
+            }
         for job_id in sorted(set(stored) | set(self.model.rows)):
             got, want = stored.get(job_id), self.model.rows.get(job_id)
             if got != want:

@@ -36,38 +36,6 @@ def open_db(db, **options):
     return sqlite3.connect(db, **options)
 
 
-class HeldReader:
-    """Reads through one connection of the check's own, held from one read to the next (a
-    connection costs more to open than a read of a few rows), and opened again through open_db,
-    with its look at the folder and the file, whenever the path no longer names the file it holds:
-    the code under test removed, replaced or linked it. Held open, that file's inode cannot be
-    reused by another. Autocommit, each read run to its end: it holds no lock between reads."""
-
-    def __init__(self, db):
-        self.db, self.conn, self.file = db, None, None
-
-    def rows(self, sql, parameters=()):
-        if self.conn is None or self.file is None or _file_named(self.db) != self.file:
-            self.close()
-            self.conn = open_db(self.db, timeout=1, isolation_level=None)
-            self.file = _file_named(self.db)  # after the open: SQLite may have made the file
-        return self.conn.execute(sql, parameters).fetchall()
-
-    def close(self):
-        if self.conn is not None:
-            self.conn.close()
-        self.conn = self.file = None
-
-
-def _file_named(db):
-    """(device, inode) of the regular file at db in a real folder, or None."""
-    try:
-        folder, file = os.lstat(os.path.dirname(db)), os.lstat(db)
-    except FileNotFoundError:
-        return None
-    return (file.st_dev, file.st_ino) if stat.S_ISDIR(folder.st_mode) and stat.S_ISREG(file.st_mode) else None
-
-
 def seed(db, job_id, **columns):
     """Insert one job row directly, with the given columns and the table's defaults for the rest."""
     names = ["id", *columns]

@@ -1,6 +1,10 @@
 """The lab guards itself: the reference passes, the stubs fail, every mutant is caught as declared;
 and the kill matrix is computed once, cached on what decides it."""
 
+import os
+import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import asdict, replace
 
@@ -8,6 +12,7 @@ import pytest
 
 from lab import cache
 from lab.grading import kill_matrix
+from lab.grading.check import every_step
 from lab.grading.checker_digest import checker_files
 from lab.model import checks
 from lab.model.course import LAB_ROOT, all_clauses, load_course
@@ -230,26 +235,53 @@ def test_a_run_alone_with_slow_checks_enough_is_shared_out_in_parts_that_take_ab
     races = {(s, c) for s, c in _named(whole) if c in checks.race_checks(s)}
     assert generated | races <= slow and ("test_init_db_creates_the_table_named_exactly_jobs" not in str(slow))
     parts = kill_matrix._parts(whole)
-    assert len(parts) == kill_matrix.PARTS and parts == kill_matrix._parts(whole)  # the same parts every time
+    assert len(parts) == kill_matrix.PARTS
     assert sorted(name for part in parts for name in _named(part)) == sorted(_named(whole))  # each check once
     # whole steps: a part counts a step's timeouts and losses as one run does
     assert not set(parts[0].steps) & set(parts[1].steps)
     assert all(part.checks == tuple(c for s in part.steps for c in checks.checks_of(s)) for part in parts)
     # The heavier part is heavier than the lighter by at most the step it got last, which went to
-    # the part that was then the lighter one: no step is in the heavier part if the lighter one
-    # with that step would still weigh less.
+    # the part that was then the lighter one.
     heavy, light = sorted(parts, key=_weighs, reverse=True)
     step_weights = [sum(checks.weight(step, c) for c in checks.checks_of(step)) for step in heavy.steps]
     assert _weighs(heavy) - _weighs(light) <= max(step_weights)
-    # one step's checks are shared out one by one, by the same rule
+    # One step's checks are shared out one by one, the heaviest first: a check that weighs more
+    # than all the others together (step 8's generated check) has a part of its own.
     last = replace(whole, steps=(whole.steps[-1],))
     dealt = kill_matrix._parts(last)
     assert [part.steps for part in dealt] == [last.steps] * 2 and sorted(c for p in dealt for c in p.checks) == sorted(
         checks.checks_of(last.steps[0])
     )
-    heavy, light = sorted(dealt, key=_weighs, reverse=True)
-    assert _weighs(heavy) - _weighs(light) <= max(checks.weight(last.steps[0], c) for c in heavy.checks)
+    weights = {c: checks.weight(last.steps[0], c) for c in checks.checks_of(last.steps[0])}
+    heaviest = max(weights, key=weights.get)
+    assert weights[heaviest] > sum(weights.values()) - weights[heaviest]
+    assert (heaviest,) in [part.checks for part in dealt]
+    # a part lighter than MIN_PART is not worth its child: step 1 and step 8 run as one
     assert kill_matrix._parts(replace(whole, steps=(1,))) == [replace(whole, steps=(1,))]
+    assert kill_matrix._parts(replace(whole, steps=(1, 8))) == [replace(whole, steps=(1, 8))]
+
+
+def test_the_parts_are_the_same_in_every_process():
+    """Sets and dicts of str iterate in another order in each process (hash randomization): the
+    parts must not."""
+    code = (
+        "from lab.grading.kill_matrix import _parts\n"
+        "from lab.model.targets import Target\n"
+        "for steps in ((1, 2, 3, 4, 5, 6, 7, 8), (8,), (4, 5, 6, 7, 8)):\n"
+        "    print([(p.steps, p.checks) for p in _parts(Target('steps', steps, impl='steps'))])\n"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=LAB_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(seen) == 1 and "test_" in next(iter(seen))
 
 
 def test_the_durations_table_weighs_every_check_and_names_no_other():
@@ -262,11 +294,15 @@ def test_the_durations_table_weighs_every_check_and_names_no_other():
 
 
 def test_a_check_the_table_does_not_list_weighs_as_a_typical_one_of_its_kind(monkeypatch):
+    """As a new step's checks do, until its author runs `dev durations` (tests/test_dev.py's ninth step)."""
     monkeypatch.setattr(checks, "durations", dict)
     step = load_course()[-1].number
     slow = sorted(checks.slow_checks(step))[0]
     fast = next(c for c in checks.checks_of(step) if c not in checks.slow_checks(step))
-    assert (checks.weight(step, slow), checks.weight(step, fast)) == (checks.UNLISTED_SLOW, checks.UNLISTED)
+    assert (checks.weight(step, slow), checks.weight(step, fast)) == (
+        checks.UNLISTED_SLOW + checks.SETUP,
+        checks.UNLISTED + checks.SETUP,
+    )
 
 
 def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(monkeypatch):
@@ -286,6 +322,29 @@ def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(m
     found = kill_matrix._run_in_parallel([target], 1.0, "en")
     assert len(ran) == kill_matrix.PARTS + 1 and ran[-1] == target  # the parts, then one run
     assert [r.check for r in found[target.id]] == list(checks.checks_of(step))
+
+
+def test_the_parts_of_a_run_share_one_probe_and_both_report_what_it_found(tmp_path, monkeypatch):
+    """Step 6's file ends the process at its top level: the probe, run once, finds it, and both
+    parts know it. Step 6's checks say what it found; a later step's check that calls complete
+    meets it missing, as that file is never run again (run, it would end the learner process)."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    folder = shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps")
+    ended = folder / load_course()[5].dir / "step.py"
+    ended.write_text(ended.read_text(encoding="utf-8") + "\nimport os\nos._exit(3)\n", encoding="utf-8")
+    job = kill_matrix.learner(folder, every_step())
+    parts = kill_matrix._parts(job.target)
+    assert len(parts) == kill_matrix.PARTS and all(max(part.steps) >= 6 for part in parts)
+    probes = []
+    monkeypatch.setattr(probe, "find_problems", lambda *a: probes.append(a) or find_problems(*a))
+    found, _ = kill_matrix.results([job], use_cache=False)
+    assert len(probes) == 1
+    assert all(r.passed for r in found if r.step < 6), [(r.check, r.status) for r in found if not r.passed]
+    failing = [r for r in found if not r.passed]
+    assert {r.step for r in failing} == {6, 7, 8}
+    assert all("exit status 3" in r.said("en") for r in failing if r.step == 6)
+    assert all("AttributeError('complete')" in r.said("en") for r in failing if r.step > 6)
+    assert all({r.step for r in failing} & set(part.steps) for part in parts), [p.steps for p in parts]
 
 
 def test_a_run_in_parts_at_once_reports_word_for_word_what_a_run_in_one_part_reports(tmp_path, monkeypatch):

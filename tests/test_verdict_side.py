@@ -142,11 +142,12 @@ for _name in ("enqueue", "claim", "renew", "complete", "release"):
 
 
 def test_a_database_replaced_by_a_new_file_at_each_write_is_read_as_its_path_names_it(tmp_path):
-    """The generated checks read the table through a connection they hold from one call to the
-    next: code whose writes put a new file in the database's place is judged by that new file,
-    never by the one the connection opened first."""
+    """Code whose writes put a new file in the database's place is judged by that new file: the
+    checks read the file the path names at each moment, never one a connection opened earlier."""
     (tmp_path / "lease.py").write_text(assemble(read(LAB_ROOT / "solutions")) + WRITES_ON_A_COPY, encoding="utf-8")
-    steps = tuple(range(2, len(load_course())))  # claim_many's claims at once would race on the copies
+    # Steps 2-7, whose functions write: step 1's generated check calls init_db alone, which this
+    # code leaves as it is, and claim_many's claims at once would race on the copies.
+    steps = tuple(range(2, len(load_course())))
     generated = tuple(check for step in steps for check in checks_of(step) if "_random_" in check)
     results = run([Target("copies", steps, impl=str(tmp_path / "lease.py"), checks=generated)], time_limit=10)
     assert sorted(r.check for r in results) == sorted(generated)

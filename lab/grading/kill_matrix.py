@@ -262,13 +262,14 @@ def _lossy(results):
 def _run_in_parallel(targets, time_limit, lang, budget=None):
     """{target id: its results}, the targets shared out over one child process per core, each
     share as many checks as the others, as near as can be; the learner's code, when it runs alone
-    with slow checks enough, is run in PARTS parts at once, one child each (see _parts)."""
+    with slow checks enough, is run in PARTS parts at once, one child each (see _parts), its files
+    probed once for all of them."""
     alone = len(targets) == 1 and targets[0].impl  # the learner's code, and no other target
     parts = _parts(targets[0]) if alone else []
-    in_parts = len(parts) > 1
-    found = _run_shares(
-        [[part] for part in parts] if in_parts else _shared_out(targets), time_limit, lang, budget, in_parts
-    )
+    if len(parts) > 1:
+        found = _run_shares([[part] for part in parts], time_limit, lang, budget, SharedProbe())
+    else:
+        found = _run_shares(_shared_out(targets), time_limit, lang, budget)
     if len(parts) > 1 and len(parts[0].steps) == 1 and _lossy(found[targets[0].id]):
         # One step's checks in two children: each counted that step's timeouts and losses on its
         # own, where one run stops the step after TIMEOUT_LIMIT of them. Run it as one run does.
@@ -276,10 +277,9 @@ def _run_in_parallel(targets, time_limit, lang, budget=None):
     return found
 
 
-def _run_shares(shares, time_limit, lang, budget, one_target=False):
-    """one_target: the shares are parts of one target, whose files are probed once for all of them."""
+def _run_shares(shares, time_limit, lang, budget, probe=None):
+    """probe: a SharedProbe when the shares are the parts of one target."""
     found = {target.id: [] for share in shares for target in share}
-    probe = SharedProbe() if one_target else None
     with ThreadPoolExecutor(len(shares) or 1) as pool:
         for part in pool.map(lambda share: run(share, time_limit, lang, budget, probe=probe), shares):
             for result in part:
@@ -299,15 +299,17 @@ def _shared_out(targets):
 
 
 # The learner's code, run alone, is run in PARTS parts, in as many child processes at once, when it
-# has at least PARTS * SLOW_PER_PART slow checks to run (lab.model.checks.slow_checks): a child
-# costs about as much to start as two of them take. PARTS on every machine, whatever its cores, and
-# the checks weighed by the table of their durations on the reference (lab.model.checks.weight),
-# never by this run's clock, so that the same code is always run in the same parts. A part holds
-# whole steps, so that it counts a step's timeouts and losses as one run does (after TIMEOUT_LIMIT
-# and LOST_LIMIT of them the rest of the step is not run); the checks of a single step are shared
-# out one by one, and run again in one part when one of them timed out or lost its process.
+# has at least PARTS * SLOW_PER_PART slow checks to run (lab.model.checks.slow_checks) and the lighter
+# part would weigh at least MIN_PART seconds: a child costs about as much to start as two slow checks
+# take. PARTS on every machine, whatever its cores, and the checks weighed by the table of their
+# durations on the reference (lab.model.checks.weight), never by this run's clock, so that the same
+# code is always run in the same parts. A part holds whole steps, so that it counts a step's timeouts
+# and losses as one run does (after TIMEOUT_LIMIT and LOST_LIMIT of them the rest of the step is not
+# run); the checks of a single step are shared out one by one, and run again in one part when one of
+# them timed out or lost its process.
 PARTS = 2
 SLOW_PER_PART = 2
+MIN_PART = 0.1
 
 
 def _parts(target):
@@ -325,15 +327,17 @@ def _parts(target):
         return [target]
     steps = sorted({step for step, _ in names})
     groups = [[name] for name in names] if len(steps) == 1 else [[n for n in names if n[0] == s] for s in steps]
+    weighed = sorted(((sum(weight(*name) for name in group), group) for group in groups), key=lambda wg: -wg[0])
     held, hands = [0.0] * PARTS, [set() for _ in range(PARTS)]
-    for group in sorted(groups, key=lambda group: -sum(weight(*name) for name in group)):  # stable: ties in order
+    for group_weight, group in weighed:  # sorted is stable: groups of equal weight in collection order
         lightest = held.index(min(held))
-        held[lightest] += sum(weight(*name) for name in group)
+        held[lightest] += group_weight
         hands[lightest] |= set(group)
+    if min(held) < MIN_PART:
+        return [target]
     return [
         replace(target, steps=_steps(hand), checks=tuple(check for step, check in names if (step, check) in hand))
         for hand in hands
-        if hand
     ]
 
 

@@ -31,10 +31,8 @@ def main(plan_path, events, check_files):
     # The lab's own configuration and rootdir, so that nothing in a learner's folder
     # (a conftest.py, a pytest.ini) takes part in the run.
     arguments = ["-c", str(LAB_ROOT / "checks" / "pytest.ini"), "--rootdir", str(LAB_ROOT)]
-    # No capture: the recorder sends the learner's output to /dev/null instead of into memory. No
-    # report of exceptions raised where nobody can catch them (in a __del__): only warnings, which
-    # no verdict reads, at the cost of two full garbage collections as the run ends.
-    arguments += ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q", "--capture=no", *check_files]
+    # No capture: the recorder sends the learner's output to /dev/null instead of into memory.
+    arguments += ["-p", "no:cacheprovider", "-q", "--capture=no", *check_files]
     plan = replace(Plan.from_environment(), events=int(events))
     if not any(target.impl for target in plan.targets):
         # Only the lab's own code (the kill matrix), whose messages nobody reads: the recorder

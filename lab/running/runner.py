@@ -26,6 +26,10 @@ from lab.sandbox import confinement
 
 CHECKS_CHILD = "lab.running.child"  # the module of the checks' child (it has a waiting mode: lab/running/spare.py)
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
+# pytest's options for a run of the checks, never of the learner's own tests (the predictions): no
+# report of exceptions raised where nobody can catch them (in a __del__), which would only be
+# warnings no check's verdict reads, at the cost of two full garbage collections as the run ends.
+CHECKS_ONLY = ("-p", "no:unraisableexception")
 NOT_RUN = Words("not_run")  # the message of a check collected but never settled
 
 
@@ -73,7 +77,7 @@ def run(
         find = probe.find_problems if probe else find_problems
         targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None, find) for t in targets]
         plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
-        arguments = arguments or _check_files(targets)
+        arguments = arguments or [*CHECKS_ONLY, *_check_files(targets)]
         return _run_until_settled(plan, workdir, (deadline, budget), arguments, kind, ready)
     finally:
         if ready:
