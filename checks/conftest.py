@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine, providers
 from support import open_db
 
+from lab.model.checks import checks_of
 from lab.model.course import step_of_check
 from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
@@ -117,7 +118,9 @@ def lease(request):
     a channel (lab/sandbox/remote.py).
     """
     step, record = step_of(request.node), os.environ.get("LEASE_LAB_PARTITIONS")
-    with opened(request.param, step, PLAN) as module:
+    # A file the check needs that does not load stops it with what went wrong, even an earlier step's.
+    needs = checks_of(step).get(request.node.originalname, frozenset())
+    with opened(request.param, step, PLAN, needs) as module:
         if record:  # tests/test_partitions.py counts the kinds of input each step's checks reach
             from partitions import Recording  # only then: the predictions' plugin loads this file alone
 

@@ -17,7 +17,9 @@ import pytest
 from learner_folders import BROKEN, fingerprint, make_learner
 
 from lab.model.course import LAB_ROOT, load_course
+from lab.model.outcomes import LoadFailure
 from lab.model.status import ExitStatus
+from lab.model.targets import stop_if_blocked
 
 # Code that hangs: every check that calls it runs out its limit. Three seconds is three times
 # the slowest honest check of the earlier steps on a quiet machine; the locked database needs
@@ -114,3 +116,16 @@ def test_a_file_that_ends_the_process_at_import_is_run_once_not_once_per_check(r
     step_7 = [c for c in results["checks"] if c["step"] == 7]
     assert step_7 and all(c["status"] == "error" and "ended the process" in c["message"] for c in step_7)
     assert load_course()[6].function in step_7[0]["message"]
+
+
+def test_a_check_stops_at_the_first_file_it_needs_that_does_not_load_and_never_at_another():
+    problems = {6: "06-complete/step.py: boom", 8: "08-claim-many/step.py: bang"}
+    needs = frozenset({"claim", "complete", "release", "claim_many"})
+    with pytest.raises(LoadFailure) as own:  # its own step's file first
+        stop_if_blocked(8, problems, needs, "en")
+    assert str(own.value) == "step 8 cannot be checked: 08-claim-many/step.py: bang (needed: `claim_many`)"
+    with pytest.raises(LoadFailure) as earlier:  # then the first earlier one whose function it calls
+        stop_if_blocked(7, problems, needs, "en")
+    assert str(earlier.value) == "step 7 cannot be checked: 06-complete/step.py: boom (needed: `complete`)"
+    stop_if_blocked(7, problems, frozenset({"claim", "release"}), "en")  # it calls nothing of step 6
+    stop_if_blocked(5, problems, needs, "en")  # a later step's file never stops an earlier step's check

@@ -38,14 +38,24 @@ class Target:
         """A fresh module for one check, with the problems found while building it."""
         return load(implementation_of(self), lang=lang, known=dict(self.known_problems))
 
-    def module_for(self, step, lang="en"):
-        """A fresh module for one check of `step`; LoadFailure, in the learner's words, when that
-        step's file does not load or does not define its function."""
+    def module_for(self, step, lang="en", needs=frozenset()):
+        """A fresh module for one check of `step` that calls the functions `needs`; LoadFailure, in
+        the learner's words, when a file it needs does not load (see stop_if_blocked)."""
         loaded = self.load(lang)
-        if step in loaded.problems:
-            function = load_course()[step - 1].function
-            raise LoadFailure(say("cannot_check", lang, step=step, problem=loaded.problems[step], function=function))
+        stop_if_blocked(step, loaded.problems, needs, lang)
         return loaded.module
+
+
+def stop_if_blocked(step, problems, needs, lang):
+    """LoadFailure, in the learner's words, when a check of `step` cannot run: its step's file does
+    not load or does not define its function, or an earlier step's file whose function the check
+    calls (`needs`) does not: a check of step 7 that calls complete cannot run without step 6's.
+    problems: {step: what went wrong with its file}."""
+    earlier = [s for s in sorted(problems) if s < step and load_course()[s - 1].function in needs]
+    blocking = step if step in problems else next(iter(earlier), None)
+    if blocking is not None:
+        function = load_course()[blocking - 1].function
+        raise LoadFailure(say("cannot_check", lang, step=step, problem=problems[blocking], function=function))
 
 
 @cache

@@ -8,14 +8,15 @@ from lab.sandbox.local import LocalModule
 
 
 @contextmanager
-def opened(target, step, plan):
-    """The module one check of `step` calls: the learner's files in a learner process of their
-    own (lab/sandbox/remote.py), the lab's own code in this one (lab/sandbox/local.py)."""
+def opened(target, step, plan, needs=frozenset()):
+    """The module one check of `step` calls, which calls its functions `needs`: the learner's files
+    in a learner process of their own (lab/sandbox/remote.py), the lab's own code in this one
+    (lab/sandbox/local.py)."""
     if target.impl:
-        with remote.opened(target, implementation_of(target), step, plan) as module:
+        with remote.opened(target, implementation_of(target), step, plan, needs) as module:
             yield module
         return
-    module = LocalModule(target.module_for(step, plan.lang))
+    module = LocalModule(target.module_for(step, plan.lang, needs))
     try:
         yield module
     finally:

@@ -9,9 +9,9 @@ import threading
 from contextlib import contextmanager
 from functools import partial
 
-from lab.model.course import load_course
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.model.results import Words
+from lab.model.targets import stop_if_blocked
 from lab.sandbox.channel import REPLY_GRACE, ChannelLost, LearnerProcess, Stalled
 from lab.sandbox.loading import LoadStopped, load
 from lab.sandbox.meeting import Meeting, Rendezvous
@@ -181,9 +181,9 @@ def _lost_message(lost):
 
 
 @contextmanager
-def opened(target, implementation, step, settings):
-    """The learner's module for one check of `step`, loaded afresh; LoadFailure if that step's
-    file does not load or does not define its function."""
+def opened(target, implementation, step, settings, needs=frozenset()):
+    """The learner's module for one check of `step` that calls the functions `needs`, loaded
+    afresh; LoadFailure if a file it needs does not load (lab.model.targets.stop_if_blocked)."""
     process = _idle.pop(target.id, None)
     if process is None or not process.alive:
         process = LearnerProcess(settings.scratch, settings.confined)
@@ -200,9 +200,7 @@ def opened(target, implementation, step, settings):
             raise LoadFailure(
                 say("load_hung", settings.lang, file=implementation.label, limit=settings.time_limit)
             ) from None
-        if step in problems:
-            function = load_course()[step - 1].function
-            raise LoadFailure(say("cannot_check", settings.lang, step=step, problem=problems[step], function=function))
+        stop_if_blocked(step, problems, needs, settings.lang)
         module = RemoteModule(process, functions, loaded, settings, target.id)
         yield module
     finally:
