@@ -256,8 +256,10 @@ def test_a_run_alone_with_slow_checks_enough_is_shared_out_in_parts_that_take_ab
     heaviest = max(weights, key=weights.get)
     assert weights[heaviest] > sum(weights.values()) - weights[heaviest]
     assert (heaviest,) in [part.checks for part in dealt]
-    # a part lighter than MIN_PART is not worth its child: step 1 and step 8 run as one
+    # too few slow checks for two parts: step 1 alone runs as one
     assert kill_matrix._parts(replace(whole, steps=(1,))) == [replace(whole, steps=(1,))]
+    # slow checks enough, but a part lighter than MIN_PART is not worth its child: steps 1 and 8 run as one
+    assert len([n for n in _named(replace(whole, steps=(1, 8))) if n in slow]) >= 2 * kill_matrix.SLOW_PER_PART
     assert kill_matrix._parts(replace(whole, steps=(1, 8))) == [replace(whole, steps=(1, 8))]
 
 

@@ -145,8 +145,8 @@ def test_a_database_replaced_by_a_new_file_at_each_write_is_read_as_its_path_nam
     """Code whose writes put a new file in the database's place is judged by that new file: the
     checks read the file the path names at each moment, never one a connection opened earlier."""
     (tmp_path / "lease.py").write_text(assemble(read(LAB_ROOT / "solutions")) + WRITES_ON_A_COPY, encoding="utf-8")
-    # Steps 2-7, whose functions write: step 1's generated check calls init_db alone, which this
-    # code leaves as it is, and claim_many's claims at once would race on the copies.
+    # Steps 2-7: step 1's generated check calls init_db alone, which this code leaves as it is,
+    # and claim_many's claims at once would race on the copies.
     steps = tuple(range(2, len(load_course())))
     generated = tuple(check for step in steps for check in checks_of(step) if "_random_" in check)
     results = run([Target("copies", steps, impl=str(tmp_path / "lease.py"), checks=generated)], time_limit=10)

@@ -264,13 +264,14 @@ def _run_in_parallel(targets, time_limit, lang, budget=None):
     share as many checks as the others, as near as can be; the learner's code, when it runs alone
     with slow checks enough, is run in PARTS parts at once, one child each (see _parts), its files
     probed once for all of them."""
-    alone = len(targets) == 1 and targets[0].impl  # the learner's code, and no other target
+    alone = len(targets) == 1 and targets[0].impl  # the learner's code, its files read once, and no other target
     parts = _parts(targets[0]) if alone else []
-    if len(parts) > 1:
+    split = len(parts) > 1
+    if split:
         found = _run_shares([[part] for part in parts], time_limit, lang, budget, SharedProbe())
     else:
         found = _run_shares(_shared_out(targets), time_limit, lang, budget)
-    if len(parts) > 1 and len(parts[0].steps) == 1 and _lossy(found[targets[0].id]):
+    if split and len(parts[0].steps) == 1 and _lossy(found[targets[0].id]):
         # One step's checks in two children: each counted that step's timeouts and losses on its
         # own, where one run stops the step after TIMEOUT_LIMIT of them. Run it as one run does.
         found = _run_shares([targets], time_limit, lang, budget)
@@ -300,13 +301,15 @@ def _shared_out(targets):
 
 # The learner's code, run alone, is run in PARTS parts, in as many child processes at once, when it
 # has at least PARTS * SLOW_PER_PART slow checks to run (lab.model.checks.slow_checks) and the lighter
-# part would weigh at least MIN_PART seconds: a child costs about as much to start as two slow checks
-# take. PARTS on every machine, whatever its cores, and the checks weighed by the table of their
-# durations on the reference (lab.model.checks.weight), never by this run's clock, so that the same
-# code is always run in the same parts. A part holds whole steps, so that it counts a step's timeouts
-# and losses as one run does (after TIMEOUT_LIMIT and LOST_LIMIT of them the rest of the step is not
-# run); the checks of a single step are shared out one by one, and run again in one part when one of
-# them timed out or lost its process.
+# part would weigh at least MIN_PART seconds: a second child delays the first one's start by its
+# share of the cores (about 0.04 s on 2 cores) and starts a learner process of its own (about as
+# long), so a lighter part saves the run little or nothing. PARTS on every machine, whatever its
+# cores, and the checks weighed by the table of their durations on the reference
+# (lab.model.checks.weight), never by this run's clock, so that the same code is always run in the
+# same parts. A part holds whole steps, so that it counts a step's timeouts and losses as one run
+# does (after TIMEOUT_LIMIT and LOST_LIMIT of them the rest of the step is not run); the checks of a
+# single step are shared out one by one, and run again in one part when one of them timed out or
+# lost its process.
 PARTS = 2
 SLOW_PER_PART = 2
 MIN_PART = 0.1

@@ -35,12 +35,12 @@ def find_problems(implementation, settings, started=None):
 
 
 class SharedProbe:
-    """One probe for the parts of one run, which check the same files at once (lab/grading/kill_matrix.py):
-    the first part to get there runs it while the others wait, and a part whose files hold the same
-    texts takes what it found."""
+    """One probe for the parts of one run (lab/grading/kill_matrix.py), which check the same files,
+    read once before the run was split: the first part to get there runs it while the others wait,
+    and each takes what it found."""
 
     def __init__(self):
-        self._lock, self._found, self._asked = threading.Lock(), {}, False
+        self._lock, self._found, self._asked = threading.Lock(), None, False
 
     def wants_a_process(self):
         """Whether a part should start a learner process ahead for the probe: only the first to ask."""
@@ -49,13 +49,11 @@ class SharedProbe:
         return wanted
 
     def find_problems(self, implementation, settings, started=None):
-        """find_problems, run once for each set of texts; started, a process no longer needed for
-        files already probed, is ended unused."""
-        texts = tuple((str(f.path), f.text) for f in implementation.files)
+        """find_problems, run once; started, a process no longer needed once it ran, is ended unused."""
         with self._lock:
-            if texts not in self._found:
-                self._found[texts] = find_problems(implementation, settings, started)
-                return self._found[texts]
+            if self._found is None:
+                self._found = find_problems(implementation, settings, started)
+                return self._found
         if started:
             started.kill()
-        return self._found[texts]
+        return self._found
