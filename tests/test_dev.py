@@ -11,10 +11,12 @@ import sys
 
 import pytest
 
-from lab.dev import tree
+from lab.dev import durations, tree
+from lab.model import checks
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.prediction_template import prediction_template
 from lab.model.pristine import prediction_text, write_stubs
+from lab.model.results import Result
 from lab.model.status import ExitStatus
 
 COURSE = load_course()
@@ -178,3 +180,36 @@ def test_a_ninth_step_is_new_step_plus_its_own_files_and_the_lab_takes_it_whole(
     # step's folders) and the author's own files.
     prediction_templates = {f"steps/{step.dir}/prediction.py" for step in load_course(root)}
     assert _changed(root, shipped) == {"course.toml", "README.md", *prediction_templates, *own}
+
+
+def _timed(status="passed"):
+    """Results of a run of the reference, as `dev durations` reads them."""
+    return [
+        Result("n1", "test_a", "solutions", 1, [], "passed", "", 0.0004),
+        Result("n2", "test_b", "solutions", 1, [], status, "", 0.30149),
+        Result("n3", "test_c", "solutions", 8, [], "passed", "", 1.5),
+    ]
+
+
+def test_dev_durations_writes_the_table_the_parts_are_weighed_by(tmp_path, monkeypatch):
+    table = tmp_path / "durations.toml"
+    monkeypatch.setattr(durations, "run", lambda *_: _timed())
+    monkeypatch.setattr(durations, "DURATIONS", table)
+    monkeypatch.setattr(checks, "DURATIONS", table)
+    checks.durations.cache_clear()
+    try:
+        assert durations.write(10.0) == table
+        # each to the millisecond, at least one: no check weighs nothing
+        assert checks.durations() == {(1, "test_a"): 0.001, (1, "test_b"): 0.301, (8, "test_c"): 1.5}
+    finally:
+        checks.durations.cache_clear()
+
+
+def test_dev_durations_leaves_the_table_as_it_was_when_the_reference_fails(tmp_path, monkeypatch):
+    table = tmp_path / "durations.toml"
+    table.write_text("# as it was\n", encoding="utf-8")
+    monkeypatch.setattr(durations, "run", lambda *_: _timed(status="failed"))
+    monkeypatch.setattr(durations, "DURATIONS", table)
+    with pytest.raises(durations.ReferenceFails, match="test_b"):
+        durations.write(10.0)
+    assert table.read_text(encoding="utf-8") == "# as it was\n"
