@@ -158,8 +158,11 @@ def test_learner_code_cannot_reach_the_next_runs_ready_check(checkout, tmp_path)
     assert following.process.returncode == 0 and PASSES in (tmp_path / "following.txt").read_text()
 
 
+# The watcher, which writes where each of its threads is to argv[2] on SIGUSR1: a watcher that does
+# not stop after Ctrl-C shows where it waits.
 WATCHING = """
-import sys
+import faulthandler, signal, sys
+faulthandler.register(signal.SIGUSR1, file=open(sys.argv[2], "w"), all_threads=True)
 from pathlib import Path
 from lab.learner.watch import watch
 from lab.model.course import load_course
@@ -167,9 +170,10 @@ watch(load_course()[0], ["--no-mutants"], "en", Path(sys.argv[1]))
 """
 
 
-def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkout):
+def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkout, tmp_path):
+    stacks = tmp_path / "stacks.txt"
     watcher = subprocess.Popen(
-        [sys.executable, "-c", WATCHING, str(checkout)],
+        [sys.executable, "-c", WATCHING, str(checkout), str(stacks)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -181,7 +185,13 @@ def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkou
         assert any("All checks of step(s) 1 pass." in line for line in lines)  # the first run ended
         waiting = _ready_descendants(watcher.pid, first)
         os.kill(watcher.pid, signal.SIGINT)  # as the terminal sends Ctrl-C
-        assert watcher.wait(timeout=30) == 0
+        try:
+            stopped = watcher.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.kill(watcher.pid, signal.SIGUSR1)
+            time.sleep(1)
+            raise AssertionError("still watching 30 s after Ctrl-C, at:\n" + stacks.read_text()) from None
+        assert stopped == 0
         assert "Stopped watching." in watcher.stdout.read()
     finally:
         if watcher.poll() is None:
