@@ -188,9 +188,10 @@ def test_ctrl_c_ends_the_waiting_check_and_its_sandbox_with_nothing_left(checkou
         try:
             stopped = watcher.wait(timeout=30)
         except subprocess.TimeoutExpired:
+            signals = [line for line in Path(f"/proc/{watcher.pid}/status").read_text().splitlines() if "Sig" in line]
             os.kill(watcher.pid, signal.SIGUSR1)
             time.sleep(1)
-            raise AssertionError("still watching 30 s after Ctrl-C, at:\n" + stacks.read_text()) from None
+            raise AssertionError(f"still watching 30 s after Ctrl-C, {signals}, at:\n{stacks.read_text()}") from None
         assert stopped == 0
         assert "Stopped watching." in watcher.stdout.read()
     finally:
