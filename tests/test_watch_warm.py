@@ -161,9 +161,12 @@ def test_learner_code_cannot_reach_the_next_runs_ready_check(checkout, tmp_path)
 
 
 # The watcher, which writes where each of its threads is to argv[2] on SIGUSR1: a watcher that does
-# not stop after Ctrl-C shows where it waits.
+# not stop after Ctrl-C shows where it waits. It takes Ctrl-C as it does in a terminal, whatever this
+# test was started from: a shell starts a command put in the background (`make test &` in a script)
+# with SIGINT ignored, its children inherit that, and Python then leaves SIGINT ignored.
 WATCHING = """
 import faulthandler, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 faulthandler.register(signal.SIGUSR1, file=open(sys.argv[2], "w"), all_threads=True)
 from pathlib import Path
 from lab.learner.watch import watch
