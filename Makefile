@@ -37,10 +37,10 @@ ifeq (language,$(firstword $(MAKECMDGOALS)))
   endif
 endif
 ifeq (ja,$(LAB_LANG))
-  SETTING_UP := $(VENV) を uv で準備しています (uv が手に入らなければ pip で。初回だけ。pyproject.toml が変わったときにもう一度)...
+  SETTING_UP := $(VENV) を uv で準備しています (uv が手に入らなければ pip で。初回だけ。pyproject.toml かインストーラ lab/install.py が変わったときにもう一度)...
   TOO_OLD := このラボには Python 3.11 以上が必要です。PYTHON=python3.11 のように指定してください
 else
-  SETTING_UP := Setting up $(VENV) with uv, or pip where uv cannot be had (once; again only when pyproject.toml changes)...
+  SETTING_UP := Setting up $(VENV) with uv, or pip where uv cannot be had (once; again only when pyproject.toml or the installer, lab/install.py, changes)...
   TOO_OLD := The lab needs Python 3.11 or newer; set PYTHON=python3.11
 endif
 
@@ -59,7 +59,7 @@ endif
 language: $(STAMP) ## remember the language of every command for this checkout: make language ja (or en); LAB_LANG=… changes one command
 	@$(PY) -m lab language "$(N)"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml lab/install.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(TOO_OLD)")'
 	@echo "$(SETTING_UP)"
 	@$(PYTHON) -m lab.install --lang $(LAB_LANG) $(VENV)

@@ -18,6 +18,12 @@ Bytecode: the checks run in sandboxes that see the environment read-only and sta
 installs. uv compiles on request, and here only the project's own dependencies, which the checks
 import; the dev extras (ruff, mutmut, matplotlib, ...) run outside the sandbox, where Python
 compiles what they import on first use.
+
+Files: uv copies each one into the environment (--link-mode copy) instead of linking it to its
+cache, as it does by default. A file linked there shares its inode with the cache and with every
+other environment made from it, and installing any of those changes the file's change time: a
+class run that compares the installed files before and after (lab/sandbox/integrity.py) would
+then report the lab as changed while nothing in it was.
 """
 
 import argparse
@@ -85,7 +91,8 @@ def with_uv(venv, python):
         environment = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", **variables}
         shutil.rmtree(venv, ignore_errors=True)
         _run_uv("uv venv", [uv, "venv", "--quiet", "--python", python, str(venv)], environment)
-        install = [uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), *options]
+        install = [uv, "pip", "install", "--quiet", "--link-mode", "copy", "--python", str(venv / "bin" / "python")]
+        install += options
         _run_uv("uv pip install", [*install, "--compile-bytecode", "-e", "."], environment)
         _run_uv("uv pip install", [*install, "-e", ".[dev]"], environment)
 

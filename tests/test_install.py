@@ -1,6 +1,11 @@
 """The set-up of a fresh clone (lab/install.py): uv follows the index pip is set up with, and pip
 takes over, after one line that says why, whenever uv cannot do it."""
 
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
 import pytest
 
 from lab import install
@@ -78,3 +83,26 @@ def test_when_uv_fails_pip_sets_up_after_one_line_that_says_why(tmp_path, monkey
     assert install.main([str(venv), "--lang", lang]) == 0
     assert capsys.readouterr().out == said + "\n"
     assert made == [venv] and not venv.exists()
+
+
+def test_uv_copies_every_file_into_the_environment_instead_of_linking_its_cache(tmp_path, monkeypatch):
+    ran = []
+    monkeypatch.setattr(install, "_run_uv", lambda what, command, environment: ran.append(command))
+    monkeypatch.setattr(install, "pip_settings", lambda python: {})
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/uv")
+    install.with_uv(tmp_path / ".venv", sys.executable)
+    installs = [command for command in ran if command[1:3] == ["pip", "install"]]
+    assert len(installs) == 2, ran
+    assert all(command[command.index("--link-mode") + 1] == "copy" for command in installs), installs
+
+
+def test_no_installed_file_of_the_labs_environment_shares_its_inode_with_another_path():
+    """The environment the self-test runs in, as `make` set it up. A file linked to uv's cache
+    shares its inode with every environment made from that cache: installing one of them moves
+    the file's change time, and a class run then reports the lab as changed (the grader's own
+    fingerprint, lab/sandbox/integrity.py), while nothing in it was."""
+    packages = Path(sysconfig.get_paths()["purelib"])
+    shared = [
+        path for path in packages.rglob("*") if path.is_file() and not path.is_symlink() and path.stat().st_nlink > 1
+    ]
+    assert not shared, f"{len(shared)} files linked elsewhere, such as {shared[:3]}"
