@@ -100,7 +100,10 @@ def _descendants(root, table=None):
 
 def _tree(root):
     """root and its descendants as the kernel lists each task's children, without a pass over
-    every process of the machine: the watcher samples the tree ten times a second for minutes."""
+    every process of the machine: the watcher samples the tree ten times a second for minutes.
+    Where the kernel has no children lists (built without CONFIG_PROC_CHILDREN), the full pass."""
+    if not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"):
+        return [root, *_descendants(root)]
     found, todo = [], [root]
     while todo:
         pid = todo.pop()
