@@ -1,5 +1,6 @@
 """The set-up of a fresh clone (lab/install.py): uv follows the index pip is set up with, and pip
-takes over, after one line that says why, whenever uv cannot do it."""
+takes over, after one line that says why, whenever uv cannot do it; the environment's files are
+its own copies, never links to uv's cache."""
 
 import shutil
 import sys
