@@ -8,7 +8,6 @@ race of separate processes.
 
 import multiprocessing
 import posix
-import sqlite3
 import time
 
 from lab.sandbox.meeting import Meeting
@@ -23,8 +22,7 @@ class LocalModule:
         return getattr(self._module, name)
 
     def slow_down_writes(self):
-        real = slow_down_writes(sqlite3)
-        self._undo.append(lambda: setattr(sqlite3, "connect", real))
+        self._undo.append(slow_down_writes())
 
     def watch_claims(self, patience):
         real, self._meeting = self._module.claim, Meeting(patience)
@@ -126,7 +124,7 @@ class Forked:
 def _held_call(function, args, pause_at, send, resumed):
     """In the forked process: count (and hold) the statements, call, send the answer, end at once."""
     try:
-        pauser = Pauser(sqlite3, send.send, resumed)
+        pauser = Pauser(send.send, resumed)
         pauser.arm(pause_at)
         try:
             answer = function(*args)

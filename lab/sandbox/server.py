@@ -9,12 +9,12 @@ an ``__eq__`` that says yes to everything, never reaches the checks.
 Requests, each with an ``id`` the reply repeats:
   load     run files' texts into the module, in order (``fresh``: a new, empty module first)
   call     call one function of the module, in a thread of its own
-  slow     make every sqlite3 connection opened from now on pause before each write
+  slow     make every sqlite3 connection pause before each write from now on
   watch    stand in for the module's ``claim``: each call connects to the checks' socket
            ``socket`` in the scratch folder, says who it is and waits there for the checks'
            go, then tells them its answer (claim_many's checks count them: meeting.py)
   where    the innermost line of the learner's files that each running call is at
-  pause    count the statements of sqlite3 connections opened from now on, and hold the one
+  pause    count the statements that sqlite3 connections run from now on, and hold the one
            numbered ``at`` (0 is the first; none: only count) until ``resume``, after sending
            ``paused``: the interleaving checks run another worker's claim there
   resume   let the held statement go on; ``statements`` answers how many ran since ``pause``
@@ -43,6 +43,7 @@ def main(limits):
         os.dup2(devnull, fd)
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the learner's prints go nowhere
     _limit(limits)
+    observe_connections()
     lock = threading.Lock()
 
     def reply(message):
@@ -150,12 +151,12 @@ class Server:
         return {"mro": mro, "message": _text(error), "where": self._where(error.__traceback__)}
 
     def slow(self, request):
-        slow_down_writes(sqlite3)
+        slow_down_writes()
         return {}
 
     def pause(self, request):
         if self.pauser is None:
-            self.pauser = Pauser(sqlite3, self.tell)
+            self.pauser = Pauser(self.tell)
         self.pauser.arm(request.get("at"))
         return {}
 
@@ -219,46 +220,93 @@ def _text(value, how=str):
         return f"<{type(value).__name__}>"
 
 
-def slow_down_writes(sqlite):
-    """Make races visible: every connection opened from now on pauses before each write, and
-    before each BEGIN.
+_watchers = []  # what each statement of every connection is shown to: slowed writes, a Pauser
+
+
+def observe_connections():
+    """Show every statement of every sqlite3 connection this process opens from now on to the
+    watchers armed at that moment, however the connection is made: ``sqlite3.connect`` under any
+    name or alias, ``sqlite3.dbapi2``, ``sqlite3.Connection(...)`` and its subclasses,
+    ``factory=``, opened at import time or kept in a global. Python raises the audit event
+    ``sqlite3.connect/handle`` for each of them, which code cannot route around; a replaced
+    ``sqlite3.connect`` would see only the calls made through that attribute after it was
+    replaced. Done once per process; an audit hook cannot be removed."""
+    if not _observing:
+        _observing.append(True)
+        sys.addaudithook(_on_audit)
+
+
+_observing = []
+
+
+def _on_audit(event, args):
+    if event == "sqlite3.connect/handle":
+        _trace(args[0])
+
+
+def _trace(conn):
+    try:
+        conn.set_trace_callback(_statement)
+    except sqlite3.ProgrammingError:  # Python 3.11 raises the event before the connection is ready
+        _trace_when_ready(conn)
+
+
+def _trace_when_ready(conn):
+    """Set the trace callback at this thread's next profiling event, when the connection is ready.
+
+    No statement can run before that event: a statement runs only through a call, and a call made
+    from Python code raises the event first. The thread's own profiler, if any, is put back."""
+    previous = sys.getprofile()
+
+    def ready(frame, event, arg):
+        sys.setprofile(previous)
+        try:
+            conn.set_trace_callback(_statement)
+        except sqlite3.ProgrammingError:  # its opening failed: the connection cannot run anything
+            pass
+        if previous is not None:
+            previous(frame, event, arg)
+
+    sys.setprofile(ready)
+
+
+def _statement(sql):
+    for watcher in tuple(_watchers):
+        watcher(sql)
+
+
+def watch(watcher):
+    """Show every statement of every connection of this process to watcher from now on, those of
+    connections opened before included; returns what stops it."""
+    observe_connections()
+    _watchers.append(watcher)
+    return lambda: _watchers.remove(watcher)
+
+
+def slow_down_writes():
+    """Make races visible: every connection pauses before each write, and before each BEGIN.
 
     A claim that reads outside the write lock then lets every racer read "expired" before any
     of them writes, so two claimers win on every run instead of once in a thousand; one that
-    reads and writes in two transactions lets another racer read between them. Returns the
-    real ``connect``, for a caller that puts it back.
-    """
-    real_connect = sqlite.connect
+    reads and writes in two transactions lets another racer read between them. Returns what
+    stops it."""
+    return watch(_pause_before_writes)
 
-    def pause_before_writes(statement):
-        if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE", "BEGIN")):
-            time.sleep(0.01)
 
-    def connect(*args, **kwargs):
-        conn = real_connect(*args, **kwargs)
-        conn.set_trace_callback(pause_before_writes)
-        return conn
-
-    sqlite.connect = connect
-    return real_connect
+def _pause_before_writes(statement):
+    if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE", "BEGIN")):
+        time.sleep(0.01)
 
 
 class Pauser:
-    """Counts the statements that sqlite3 connections opened from now on run, and holds the one
-    numbered `at` until `resumed` is set, after telling so: another worker's call can then run
-    between any two statements of this one, at the moment a check chooses."""
+    """Counts the statements that sqlite3 connections run, and holds the one numbered `at` until
+    `resumed` is set, after telling so: another worker's call can then run between any two
+    statements of this one, at the moment a check chooses."""
 
-    def __init__(self, sqlite, tell, resumed=None):
+    def __init__(self, tell, resumed=None):
         self.tell, self.resumed = tell, resumed or threading.Event()
         self.at, self.count = None, 0
-        real_connect = sqlite.connect
-
-        def connect(*args, **kwargs):
-            conn = real_connect(*args, **kwargs)
-            conn.set_trace_callback(self._before)
-            return conn
-
-        sqlite.connect = connect
+        watch(self._before)
 
     def arm(self, at):
         self.at, self.count = at, 0
