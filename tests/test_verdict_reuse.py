@@ -16,10 +16,11 @@ import pytest
 from lab import cache
 from lab.commands import build_parser
 from lab.grading import check, checker_digest, kill_matrix, reach, submission
+from lab.grading.static_reading import statically_readable
 from lab.model import checks
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE, assemble, read
-from lab.model.mutants import SOLUTIONS_DIR, load_mutants
+from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.model.results import CheckStatus, Result
 from lab.reporters import results_json, terminal
 
@@ -143,6 +144,61 @@ def test_an_edit_to_a_function_no_check_of_the_steps_reaches_reuses_every_check(
     assert count == 0 and results and all(r.reused for r in results)
     # and what a later check-step 8 ran, make check-step 7 reuses: the other steps are not part of a check's key
     assert checked(path, ran) == {name for name in EVERY_CHECK if name[0] == STEPS[-1]}
+
+
+# claim's test of a live lease moved into a helper of another step's file, and called in a way
+# a reading of the text cannot follow: (claim's new test, what the module adds).
+LIVE = "row[0] > now"
+EXPIRED = "\n\ndef _expired(until, now):\n    return until <= now\n"
+DYNAMIC = {
+    "globals() and a built name": ('not globals()["_exp" + "ired"](row[0], now)', EXPIRED),
+    "eval of a built string": ('not eval("_exp" + "ired")(row[0], now)', EXPIRED),
+    "exec of a built string": (
+        "not _by_exec(row[0], now)",
+        EXPIRED + '\n\ndef _by_exec(until, now):\n    found = {}\n    exec("f = _exp" + "ired", globals(), found)\n'
+        '    return found["f"](until, now)\n',
+    ),
+    "a function's __globals__": ('not claim.__globals__["_exp" + "ired"](row[0], now)', EXPIRED),
+    "a frame's f_globals": (
+        'not _frame().f_globals["_exp" + "ired"](row[0], now)',
+        EXPIRED + "\n\ndef _frame():\n    try:\n        raise ValueError\n    except ValueError as error:\n"
+        "        return error.__traceback__.tb_frame\n",
+    ),
+    "a registry a decorator fills": (
+        "not _CHECKS[0](row[0], now)",
+        "\n\n_CHECKS = []\n\n\ndef _register(function):\n    _CHECKS.append(function)\n    return function\n"
+        "\n\n@_register\ndef _expired(until, now):\n    return until <= now\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", DYNAMIC)
+def test_an_edit_to_a_function_reached_in_a_way_no_reading_follows_reruns_every_check(form, ran, tmp_path):
+    """Neither a stale pass nor a stale fail: the helper broken, mended, broken again, each edit is
+    checked again by every check, as the text cannot tell which checks reach the helper."""
+    test, added = DYNAMIC[form]
+    assert LIVE in REFERENCE
+    fixed = REFERENCE.replace(LIVE, test) + added
+    broken = fixed.replace("until <= now", "until < now")
+    assert broken != fixed
+    path = learner_file(tmp_path, broken)
+    assert checked(path, ran) == EVERY_CHECK
+    for text in (fixed, fixed.replace("until <= now", "now > until")):  # mended, then broken again
+        path.write_text(text, encoding="utf-8")
+        assert checked(path, ran) == EVERY_CHECK
+        assert checked(path, ran) == set()
+
+
+def test_the_reference_every_mutant_and_the_independent_correct_code_keep_their_narrow_keys():
+    """The loop's speed: the static reading follows the lab's own code and common styles of a learner's
+    (a connection's row_factory set, typing, a main guard), so their checks key on what they reach."""
+    plain = [REFERENCE, *(assemble(apply(m)) for m in load_mutants() if m.id != "m3-cached-in-process")]
+    plain += [p.read_text(encoding="utf-8") for p in (LAB_ROOT / "tests/fixtures/independent/correct").glob("*.py")]
+    plain.append("from typing import Optional\nif __name__ == '__main__':\n    print(1)\n")
+    assert all(statically_readable(ast.parse(text)) for text in plain)
+    # a decorator's registry is followed instead: a decorated function is reached on import (lab/grading/reach.py)
+    looked_up = [DYNAMIC[form] for form in DYNAMIC if form != "a registry a decorator fills"]
+    assert not any(statically_readable(ast.parse(REFERENCE.replace(LIVE, t) + a)) for t, a in looked_up)
 
 
 def test_fresh_reruns_every_check_and_keeps_what_it_found(ran, tmp_path):

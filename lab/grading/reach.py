@@ -4,7 +4,8 @@ A check names some functions of the code under test (lab.model.checks); a functi
 others of the same module (claim_many calls claim). The functions that one check can reach are
 those it names, closed over the module's own calls; a step's checks reach the union of theirs.
 A verdict depends only on the text of those functions and of the module-level code (imports,
-constants), so that is the text a cache is keyed on: an edit to renew re-runs the checks that
+constants), when nothing else can reach a function (lab/grading/static_reading.py; when something
+can, every function counts as reached), so that is the text a cache is keyed on: an edit to renew re-runs the checks that
 can call renew, not every check of the steps after it.
 
 A verdict also shows where the code under test raised ("at steps/04-claim/step.py, line 12"),
@@ -18,6 +19,7 @@ import bisect
 import copy
 import functools
 
+from lab.grading.static_reading import statically_readable
 from lab.model.checks import checks_of, named_by_checks, names_in
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -44,6 +46,8 @@ def _call_graph(tree, pieces=None):
         named, on_definition = _named_by(node) if pieces is None else _piece(pieces[index], node)[:2]
         if node.__class__ in FUNCTIONS:
             graph[node.name] |= named & names
+            if node.decorator_list:  # a decorator is handed the function itself, and may keep it
+                on_import.add(node.name)
         on_import |= on_definition & names
     return graph, on_import
 
@@ -135,7 +139,9 @@ def _shape(text):
     call graph, and what is always reached. None when it does not parse.
 
     A function whose own text does not compile (``break`` outside a loop, which the parser lets
-    through) stops the module from loading at all: it counts as reached by every check."""
+    through) stops the module from loading at all: it counts as reached by every check. So does
+    every function of a module that a reading of its text cannot follow (``globals()``, ``getattr``,
+    ``exec`` of a built string, ...: lab/grading/static_reading.py): its checks key on the whole text."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -143,6 +149,8 @@ def _shape(text):
     lines = text.splitlines(keepends=True)
     wholes = ["".join(lines[first_line(node) - 1 : node.end_lineno]) for node in tree.body]
     graph, on_import = _call_graph(tree, wholes)
+    if not statically_readable(tree):
+        on_import |= set(graph)
     pieces = []
     for node, whole in zip(tree.body, wholes):
         _, _, stub, compiles = _piece(whole, node)
