@@ -38,7 +38,7 @@ class TableModel:
 
     def holds(self, job_id, owner, fence, now):
         row = self.rows[job_id]
-        return row["owner"] == owner and row["fence"] == fence and not row["done"] and row["until"] > now
+        return not _differs(row, owner, fence) and not row["done"] and row["until"] > now
 
     def init_db(self):
         return Expected(
@@ -149,7 +149,7 @@ class TableModel:
                 en=f"False: {job_id!r} is missing or done; nothing stored",
                 ja=f"False ({job_id!r} はないか完了済み。何も保存しない)",
             )
-        if (row["owner"], row["fence"]) != (owner, fence):
+        if _differs(row, owner, fence):
             return self._stale("C5.4", row, owner, fence)
         if row["until"] <= now:
             return Expected(
@@ -175,7 +175,7 @@ class TableModel:
                 en=f"False: {job_id!r} is missing or already done; its result kept",
                 ja=f"False ({job_id!r} はないか、すでに完了。result はそのまま)",
             )
-        if (row["owner"], row["fence"]) != (owner, fence):
+        if _differs(row, owner, fence):
             return self._stale("C6.3", row, owner, fence)
         if row["until"] <= now:
             return Expected(
@@ -201,7 +201,7 @@ class TableModel:
                 en=f"False: {job_id!r} is missing or done; nothing stored",
                 ja=f"False ({job_id!r} はないか完了済み。何も保存しない)",
             )
-        if (row["owner"], row["fence"]) != (owner, fence):
+        if _differs(row, owner, fence):
             return self._stale("C7.3", row, owner, fence)
         row.update(owner=None, until=0.0)
         return Expected(
@@ -250,3 +250,8 @@ class TableModel:
             en=f"False: the row holds {held}, not owner={owner!r}, fence={fence}; the row unchanged",
             ja=f"False (行は {held} で、owner={owner!r}, fence={fence} ではない。行は変わらない)",
         )
+
+
+def _differs(row, owner, fence):
+    """The row is not held by (owner, fence): a row with no owner is held by no one, None included."""
+    return row["owner"] is None or (row["owner"], row["fence"]) != (owner, fence)

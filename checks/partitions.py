@@ -104,6 +104,31 @@ def _shorter_lease(args, rows):
     return _leased(args, rows) and ttl > 0 and now + ttl < _target(args, rows)["until"]
 
 
+def _no_owner_live(at):
+    """A row with no owner whose until is still ahead of now: no one holds it, yet it is not free."""
+
+    def test(args, rows):
+        row = _target(args, rows)
+        return row is not None and row["owner"] is None and not row["done"] and row["until"] > args[at]
+
+    return test
+
+
+def _clock(at):
+    """now at the magnitudes a caller passes: a real clock's (seconds since 1970), and below zero."""
+    return {
+        "now at a real clock's magnitude": lambda args, rows: args[at] >= 1e9,
+        "now below zero": lambda args, rows: args[at] < 0,
+        "a row with no owner and a live until": _no_owner_live(at),
+    }
+
+
+def _owner_none(args, rows):
+    """owner=None named on a row with no owner: None matches no row."""
+    row = _target(args, rows)
+    return args[1] is None and row is not None and row["owner"] is None
+
+
 def _ttl_refused(at):
     return lambda args, rows: args[at] <= 0
 
@@ -114,6 +139,7 @@ ROW_KINDS = {
     "leased row": _leased,
     "released row (fence kept, no owner)": _released,
     "done row": _done,
+    "done row whose done is neither 0 nor 1": lambda args, rows: _done(args, rows) and _target(args, rows)["done"] != 1,
     "stored ids on either side of the target": lambda args, rows: (
         _target(args, rows) is not None and _either_side(args, rows)
     ),
@@ -153,6 +179,7 @@ PARTITIONS = {
         "ttl 0 or below": _ttl_refused(3),
         **ROW_KINDS,
         **_times(2),
+        **_clock(2),
     },
     "renew": {
         "ttl 0 or below": _ttl_refused(4),
@@ -160,9 +187,11 @@ PARTITIONS = {
         **ROW_KINDS,
         **FENCES,
         **_times(3),
+        **_clock(3),
+        "owner None": _owner_none,
     },
-    "complete": {**ROW_KINDS, **FENCES, **_times(3)},
-    "release": {**ROW_KINDS, **FENCES},
+    "complete": {**ROW_KINDS, **FENCES, **_times(3), **_clock(3), "owner None": _owner_none},
+    "release": {**ROW_KINDS, **FENCES, "owner None": _owner_none},
     "claim_many": {
         "no owners": lambda args, rows: args[1] == [],
         "one owner": lambda args, rows: len(args[1]) == 1,

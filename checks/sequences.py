@@ -30,6 +30,12 @@ TABLE_IDS = ("a", "c", "e")
 CALL_IDS = ("a", "b", "c", "e", "f", "C", "a%")
 OWNERS = ("A", "B", "b", "zed")  # names that sort either way around each other
 TIMES = (10.0, 5.0, 12.5, 0.0)  # the first is drawn most: a lease that runs past most nows
+# Added to every stored until of a drawn table: the small numbers above, a real clock's (seconds
+# since 1970, with a fraction) and below zero; the nows aimed at those untils follow them.
+EPOCHS = (0.0, 0.0, 0.0, 1_733_400_000.25, -20.0)
+# The covering example's untils at a real clock's magnitude; a row at its defaults or released
+# keeps until 0, so a now aimed before it is below zero, on a row with no owner and a live until.
+REAL_CLOCK = 1_733_400_000.25
 INDENT = "\n          "
 
 _owner = st.sampled_from(OWNERS)
@@ -65,12 +71,14 @@ TABLES = st.tuples(
     ROW_KINDS["leased"],
     st.dictionaries(st.sampled_from(TABLE_IDS), ROWS, max_size=2),
     st.booleans(),
+    st.sampled_from(EPOCHS),
 ).map(lambda drawn: _table(*drawn))
 
 
-def _table(live_id, live_row, others, backwards):
+def _table(live_id, live_row, others, backwards, epoch=0.0):
     rows = {**others, live_id: {**live_row, "until": max(live_row["until"], 5.0)}}
-    return sorted(({"id": k, **v} for k, v in rows.items()), key=lambda r: r["id"], reverse=backwards)
+    shifted = ({"id": k, **v, **({"until": v["until"] + epoch} if "until" in v else {})} for k, v in rows.items())
+    return sorted(shifted, key=lambda r: r["id"], reverse=backwards)
 
 
 # A job: mostly a stored one that holds a live lease, else any stored one (by its place in the
@@ -88,6 +96,7 @@ AIMS = {
     "no fence": ("holder", None, "before"),
     "owner sorting below": ("below", 0, "before"),
     "owner sorting above": ("above", 0, "before"),
+    "no owner": (None, 0, "before"),
 }
 AIM = st.sampled_from(("current", "current", *AIMS))
 TTL = st.sampled_from((5.0, 0.5, 5.0, 5.0, 0.5, 5.0, 5.0, 0.5, 0, -1.0))
@@ -126,20 +135,25 @@ CALLS = {
 # missing id between stored ones; each aim (a stale, future and zero fence, another owner, now at
 # and after until) on a lease with fence 2; the calls that change a row come last, and a refused
 # ttl after them (its ValueError's words are the code's own, shown only when it is reached).
-COVERING_TABLE = [
-    {"id": "C"},
-    {"id": "a", "owner": "A", "until": 10.0, "fence": 2},
-    {"id": "c", "owner": "A", "until": 10.0, "fence": 2},
-    {"id": "e", "fence": 2},
-    {"id": "f", "owner": "B", "until": 10.0, "fence": 2, "result": "r0", "done": 1},
-]
+COVERING_TABLE = _table(
+    "a",
+    {"owner": "A", "until": 10.0, "fence": 2},
+    {
+        "C": {},
+        "c": {"owner": "A", "until": 10.0, "fence": 2},
+        "e": {"fence": 2},
+        "f": {"owner": "B", "until": 10.0, "fence": 2, "result": "r0", "done": 2},  # any done but 0 is finished
+    },
+    False,
+    REAL_CLOCK,
+)
 
 
 def _on(job_id, name, aim="current", **spec):
     return (name, {"job": ("any id", CALL_IDS.index(job_id)), "aim": aim, **spec})
 
 
-_REFUSED_AIMS = ("stale fence", "future fence", "no fence", "owner sorting below", "owner sorting above")
+_REFUSED_AIMS = ("stale fence", "future fence", "no fence", "owner sorting below", "owner sorting above", "no owner")
 _ROWS = ("b", "C", "e", "f")  # missing between a and c, at its defaults, released, done
 COVERING = {
     "enqueue": [_on(j, "enqueue") for j in ("C", "c", "f", "b")],
@@ -148,12 +162,14 @@ COVERING = {
         _on("c", "claim", ttl=5.0),
         *(_on(j, "claim", ttl=5.0) for j in _ROWS),
         _on("a", "claim", "expired", ttl=5.0),
+        _on("f", "claim", "expired", ttl=5.0),
         _on("c", "claim", "at expiry", ttl=5.0),
         _on("c", "claim", ttl=0),
     ],
     "renew": [
         *(_on("c", "renew", aim, ttl=5.0) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
         *(_on(j, "renew", ttl=5.0) for j in _ROWS),
+        _on("e", "renew", "no owner", ttl=5.0),
         _on("c", "renew", ttl=5.0),
         _on("a", "renew", ttl=5.0),
         _on("c", "renew", ttl=-1.0),
@@ -161,12 +177,14 @@ COVERING = {
     "complete": [
         *(_on("c", "complete", aim) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
         *(_on(j, "complete") for j in _ROWS),
+        _on("e", "complete", "no owner"),
         _on("c", "complete"),
         _on("a", "complete"),
     ],
     "release": [
         *(_on("c", "release", aim) for aim in _REFUSED_AIMS),
         *(_on(j, "release") for j in _ROWS),
+        _on("e", "release", "no owner"),
         _on("a", "release"),
         _on("c", "release"),
     ],
@@ -232,13 +250,15 @@ def _aimed(row, who, fence_offset, when):
     """(owner, fence, now) for an aim, against the row as it is stored now."""
     holder = row["owner"] or "A"
     others = [o for o in OWNERS if o != holder]
-    if who == "below":
+    if who is None:
+        holder = None
+    elif who == "below":
         holder = max((o for o in others if o < holder), default=others[0])
     elif who == "above":
         holder = min((o for o in others if o > holder), default=others[-1])
     fence = 0 if fence_offset is None else row["fence"] + fence_offset
     until = row["until"]
-    now = {"before": max(until - 0.5, 0.0), "at": until, "after": until + 0.5}[when]
+    now = {"before": until - 0.5, "at": until, "after": until + 0.5}[when]
     return holder, fence, now
 
 
