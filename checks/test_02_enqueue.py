@@ -1,10 +1,13 @@
 """Step 2: enqueue registers a new id once and never touches an existing row."""
 
+from concurrent.futures import ThreadPoolExecutor
+from threading import Barrier
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sequences import model_check
-from support import DEFAULT_ROW, call, changes, explain, row, seed, then, words
+from support import DEFAULT_ROW, call, changes, explain, in_processes, racing, row, seed, then, words, write_lock_held
 
 
 @pytest.mark.clause("C2.1")
@@ -34,6 +37,48 @@ def test_enqueue_returns_false_for_an_existing_id(lease, db):
     assert got is False, explain(
         called, got, en="False: 'job' is already in the table", ja="False ('job' はすでにテーブルにある)"
     )
+
+
+RACERS = ["A", "B", "C", "D"]
+ONE_WINNER = {
+    "en": "exactly one True and False for the rest, nothing raised: the id is new to one of them only",
+    "ja": "True がちょうど 1 つ、残りは False、例外なし (新しい id だったのは 1 つの呼び出しにとってだけ)",
+}
+
+
+@pytest.mark.clause("C2.2")
+@pytest.mark.race
+def test_enqueues_of_one_new_id_racing_in_threads_have_exactly_one_true(lease, new_db, slow_writes):
+    for attempt in range(3):
+        db, start = new_db(), Barrier(len(RACERS), timeout=5)
+
+        def enqueue_together(_, start=start, db=db):  # this round's barrier and database
+            start.wait()
+            try:
+                return lease.enqueue(db, "job")
+            except NotImplementedError:
+                raise
+            except Exception as error:  # noqa: BLE001 - a racer that raises is reported below
+                return error
+
+        with ThreadPoolExecutor(len(RACERS)) as pool:
+            got = list(pool.map(enqueue_together, RACERS))
+        called = racing("enqueue(db, job_id='job')", RACERS, attempt)
+        assert sorted(got, key=repr) == [False, False, False, True], explain(called, got, **ONE_WINNER)
+
+
+@pytest.mark.clause("C2.2")
+@pytest.mark.race
+def test_enqueues_of_one_new_id_racing_from_separate_processes_have_exactly_one_true(lease, new_db, slow_writes):
+    # Each racer may read "not there" while another connection holds the write lock; their
+    # inserts then queue up behind it, and only the first finds the id new. Two rounds: a lock
+    # of the learner's process cannot keep processes apart, so one that does not shows in both.
+    for attempt in range(2):
+        db = new_db()
+        called = racing("enqueue(db, job_id='job')", RACERS, attempt, across="processes")
+        with write_lock_held(db, seconds=0.1):
+            got = in_processes(lease, "enqueue", [(db, "job")] * len(RACERS), called)
+        assert sorted(got, key=repr) == [False, False, False, True], explain(called, got, **ONE_WINNER)
 
 
 @pytest.mark.clause("C2.3")

@@ -6,7 +6,8 @@ checks/partitions.py counts that the step's own checks reach it).
 - a row with no owner is held by no one: `owner=None` matches no row, and a NULL owner matches no
   owner (two implementations took opposite readings and both passed every check);
 - a job whose done is not 0 is finished;
-- now at a real clock's magnitude (about 1.7e9, with a fraction) and below zero.
+- now at a real clock's magnitude (about 1.7e9, with a fraction) and below zero;
+- claim_many's one claim per owner, an owner named twice included.
 """
 
 import pytest
@@ -35,6 +36,14 @@ CHANGES = {
     "a live lease ignored at a real clock's magnitude": (4, "C4.4", "row[0] > now", "row[0] > now and now < 1e6"),
     "a live lease ignored below zero": (4, "C4.4", "row[0] > now", "row[0] > now >= 0"),
     "only done = 1 is finished": (4, "C4.3", "row[1] or", "row[1] == 1 or"),
+    # Legal answers (one fence, None for the rest), but one claim for an owner named twice.
+    "a repeated owner claims once": (
+        8,
+        "C8.3",
+        "return list(pool.map(lambda owner: claim(path, job_id, owner, now, ttl), owners))",
+        "won = dict(zip(dict.fromkeys(owners), pool.map(lambda owner: claim(path, job_id, owner, now, ttl), dict.fromkeys(owners))))\n"
+        "        return [won.pop(owner, None) for owner in owners]",
+    ),
 }
 
 
