@@ -9,6 +9,7 @@ every call through `Recording`): counted from the calls made, never read from th
 """
 
 import json
+import os
 import sqlite3
 from contextlib import closing
 
@@ -205,9 +206,30 @@ PARTITIONS = {
 }
 
 
-def reached(name, args, rows):
+# Kinds told apart by what happened between two calls at one path, not by one call's arguments
+# and table: Recording compares the file at the path with the file the previous call left there.
+REPLACED = "the file at the path replaced since the previous call"
+ACROSS_CALLS = {"state": (REPLACED,)}
+
+
+def declared(name):
+    """Every partition of `name`: those of one call, then those across calls."""
+    return [*PARTITIONS[name], *ACROSS_CALLS.get(name, ())]
+
+
+def reached(name, args, rows, replaced=False):
     """The partitions of `name` that one call with these arguments, on this table, is in."""
-    return [kind for kind, test in PARTITIONS[name].items() if test(args, rows)]
+    across = [REPLACED] if replaced and REPLACED in ACROSS_CALLS.get(name, ()) else []
+    return [kind for kind, test in PARTITIONS[name].items() if test(args, rows)] + across
+
+
+def _identity(path):
+    """Which file is at the path (device and inode), or None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def table(path):
@@ -225,6 +247,7 @@ class Recording:
 
     def __init__(self, module, step, record):
         self._module, self._step, self._record = module, step, record
+        self._left = {}  # path -> the file the previous call left there
 
     def __getattr__(self, name):
         attribute = getattr(self._module, name)
@@ -232,9 +255,14 @@ class Recording:
             return attribute
 
         def recorded(path, *args):
-            kinds = reached(name, args, table(path))
+            now_there = _identity(path)
+            replaced = path in self._left and self._left[path] != now_there
+            kinds = reached(name, args, table(path), replaced)
             with open(self._record, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"step": self._step, "function": name, "partitions": kinds}) + "\n")
-            return attribute(path, *args)
+            try:
+                return attribute(path, *args)
+            finally:
+                self._left[path] = _identity(path)
 
         return recorded

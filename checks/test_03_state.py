@@ -1,5 +1,6 @@
 """Step 3: state reads the stored row afresh, and says None for a job that is not there."""
 
+import os
 from contextlib import closing
 
 import pytest
@@ -65,6 +66,27 @@ def test_state_sees_a_change_committed_by_another_connection(lease, db):
         got,
         en=f"{want}: the stored state now, not a copy from the first call",
         ja=f"{want} (最初の呼び出しのコピーではなく、今保存されている状態)",
+        want=want,
+    )
+
+
+@pytest.mark.clause("C3.3")
+def test_state_reads_the_file_now_at_its_path_after_the_file_was_replaced(lease, db, new_db):
+    seed(db, "job", owner="A", until=10, fence=1)
+    call(lease, "state", db, "job")
+    replacement = new_db()
+    seed(replacement, "job", owner="B", until=30, fence=5)
+    os.replace(replacement, db)
+    got, called = call(lease, "state", db, "job")
+    want = {"id": "job", "owner": "B", "until": 30.0, "fence": 5, "result": None, "done": 0}
+    assert got == want, explain(
+        words(
+            f"{called} again, after another file holding owner='B', until=30, fence=5 was moved onto that path",
+            f"そのパスのファイルが owner='B', until=30, fence=5 を持つ別のファイルに置き換えられたあとで、もう一度 {called}",
+        ),
+        got,
+        en=f"{want}: the file at the path now, not the one a kept connection still has open",
+        ja=f"{want} (開いたままの接続が見ている古いファイルではなく、今そのパスにあるファイル)",
         want=want,
     )
 
