@@ -27,6 +27,7 @@ def run(arguments, settings):
     from lab.grading import classroom
     from lab.model.implementation import UsageError
     from lab.sandbox import confinement
+    from lab.text import inert
     from lab.text.messages import say
 
     lang, root = settings.lang, Path(arguments.dir)
@@ -40,7 +41,7 @@ def run(arguments, settings):
         print(say("class.no_predictions", lang))
 
     def progress(submission, done, count):
-        print(classroom.progress_line(submission, done, count, lang), flush=True)
+        print(inert.terminal(classroom.progress_line(submission, done, count, lang)), flush=True)
 
     outcome = classroom.check_class(
         root.resolve(),
@@ -55,9 +56,9 @@ def run(arguments, settings):
     )
     markdown, table = classroom.write(outcome, settings.out, lang, bom=not arguments.no_bom)
     for row in classroom.table(outcome, lang)[1:]:
-        print(row[-1])
+        print(inert.terminal(row[-1]))
     if outcome.changes:
-        print("\n".join([say("class.changes_heading", lang), *outcome.changes]))
+        print("\n".join([say("class.changes_heading", lang), *map(inert.terminal, outcome.changes)]))
     elif outcome.changes is not None:
         print(say("class.no_changes", lang))
     print(f"{markdown}\n{table}\n{settings.out / 'grades.csv'}")

@@ -30,6 +30,7 @@ from lab.model.mutants import load_mutants
 from lab.model.results import CheckStatus, PredictionStatus, Words, holds
 from lab.model.status import ExitStatus
 from lab.sandbox import integrity
+from lab.text import inert
 from lab.text.messages import say, words_of
 
 
@@ -168,9 +169,9 @@ def cell(results, lang="en", root=None, own_step=False):
         return words("missing")
     if all(r.status == CheckStatus.PASSED for r in results):
         return words(CheckStatus.PASSED)
-    if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in results):
+    first = next((r for r in results if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)), None)
+    if first is None:  # not implemented, in whole or in part (a branch still raises NotImplementedError)
         return words(CheckStatus.NOT_IMPLEMENTED)
-    first = next(r for r in results if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED))
     if (
         first.status == CheckStatus.TIMEOUT
         and first.duration == 0.0
@@ -301,7 +302,8 @@ def summary_line(submission, steps, lang="en", root=None):
 
 def write(outcome, out_dir, lang="en", bom=True):
     """Every output of the run in a dated folder out_dir/runs/<time>/, linked as out_dir/latest and
-    copied to out_dir itself: class.md and class.csv (the translated table, for reading),
+    then moved into out_dir itself whole, each file and folder at once (_publish): an earlier run's
+    gradebook is never left there looking new. The outputs: class.md and class.csv (the translated table, for reading),
     grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json, and to hand
     back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
     the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
@@ -328,44 +330,79 @@ def write(outcome, out_dir, lang="en", bom=True):
         partial.unlink(missing_ok=True)
         partial.symlink_to(Path("runs") / run_dir.name)
         os.replace(partial, latest)
-    _write_run(outcome, out, lang, bom, graded_at)  # the latest run, where earlier versions wrote it
-    for chart in charts:
-        shutil.copyfile(chart, out / chart.name)
+    del charts  # drawn into run_dir, and published with the rest
+    _publish(run_dir, out)  # the latest run, where earlier versions wrote it
     return out / "class.md", out / "class.csv"
+
+
+def _publish(run_dir, out):
+    """Copy each file and folder of run_dir beside it in out, then put it in place in one rename:
+    a reader of out sees the previous run's file or this run's, never a mix, and a folder holds
+    only this run's learners."""
+    for item in sorted(run_dir.iterdir()):
+        staged, target, old = out / f".{item.name}.new", out / item.name, out / f".{item.name}.old"
+        for leftover in (staged, old):  # of a run that was stopped half-way
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover)
+            else:
+                leftover.unlink(missing_ok=True)
+        if item.is_dir():
+            shutil.copytree(item, staged)
+            if target.is_dir() and not target.is_symlink():
+                os.replace(target, old)
+            os.replace(staged, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            shutil.copyfile(item, staged)
+            os.replace(staged, target)
 
 
 def _write_run(outcome, out, lang, bom, graded_at):
     for folder in ("learners", "feedback", "junit", "exercism"):
         (out / folder).mkdir(parents=True, exist_ok=True)
     rows = table(outcome, lang)
-    with open(out / "class.csv", "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
-        csv.writer(handle).writerows(rows)
+    with open(
+        out / "class.csv", "w", newline="", encoding="utf-8-sig" if bom else "utf-8", errors="backslashreplace"
+    ) as handle:
+        csv.writer(handle).writerows(map(inert.csv_row, rows))
     gradebook.write(outcome, out / "grades.csv", graded_at, bom)
-    (out / "class.md").write_text(markdown(outcome, rows, lang), encoding="utf-8")
     steps = tuple(step.number for step in load_course())
     summary = {}
     for submission, row in zip(outcome.submissions, rows[1:]):
-        if submission.impl is None:  # not graded: why, and what was found where
-            _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
-        else:  # what `make check` would write, with the messages cleaned as the feedback's are
-            run_of_one = CheckRun(
-                steps,
-                submission.name,
-                feedback.cleaned(submission.results, submission, outcome.root),
-                predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root),
-                lang=lang,
-            )
-            reporters.write_for_learner(run_of_one, out, submission.name)
-        text = feedback.markdown(submission, outcome.root, row, graded_at, lang)
-        (out / "feedback" / f"{submission.name}.md").write_text(text, encoding="utf-8")
-        title = words_of("class", lang)("fb_title", name=submission.name)
-        (out / "feedback" / f"{submission.name}.html").write_text(feedback.html(text, lang, title), encoding="utf-8")
-        summary[submission.name] = {
-            "digest": submission.digest,
-            "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
-            "cells": row[1 : 1 + len(steps)],
-        }
-    (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+        try:
+            summary[submission.name] = _write_learner(outcome, submission, row, out, lang, graded_at, steps)
+        except Exception as error:  # noqa: BLE001 - the others' files are written all the same, and the run says so
+            outcome.lab_problems.append(say("class.output_failed", lang, name=submission.name, error=error))
+    (out / "class.md").write_text(markdown(outcome, rows, lang), encoding="utf-8", errors="backslashreplace")
+    (out / "summary.json").write_text(
+        json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8", errors="backslashreplace"
+    )
+
+
+def _write_learner(outcome, submission, row, out, lang, graded_at, steps):
+    """One learner's files to hand back; returns the learner's line of summary.json."""
+    if submission.impl is None:  # not graded: why, and what was found where
+        _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
+    else:  # what `make check` would write, with the messages cleaned as the feedback's are
+        run_of_one = CheckRun(
+            steps,
+            submission.name,
+            feedback.cleaned(submission.results, submission, outcome.root),
+            predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root),
+            lang=lang,
+        )
+        reporters.write_for_learner(run_of_one, out, submission.name)
+    text = feedback.markdown(submission, outcome.root, row, graded_at, lang)
+    (out / "feedback" / f"{submission.name}.md").write_text(text, encoding="utf-8", errors="backslashreplace")
+    title = words_of("class", lang)("fb_title", name=submission.name)
+    (out / "feedback" / f"{submission.name}.html").write_text(
+        feedback.html(text, lang, title), encoding="utf-8", errors="backslashreplace"
+    )
+    return {
+        "digest": submission.digest,
+        "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
+        "cells": row[1 : 1 + len(steps)],
+    }
 
 
 def _write_not_graded(submission, path):
@@ -378,7 +415,7 @@ def _write_not_graded(submission, path):
         "found": submission.found,
         "checks": [],
     }  # as a graded learner's file has them
-    path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+    path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8", errors="backslashreplace")
 
 
 def _summary(path):
@@ -463,7 +500,7 @@ def glance(outcome, lang="en", now=None):
         stuck = next((n for n in steps if not credit.earned(submission.credit.get(n, []))), None)
         if stuck is not None:
             lines.append(
-                f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=credit_cell(submission, stuck, lang, outcome.root))}{last}"
+                f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=_md(credit_cell(submission, stuck, lang, outcome.root)))}{last}"
             )
     lines += ["", f"### {words('clauses_failed')}", ""]
     lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in clauses_failed(outcome)] or [
@@ -533,4 +570,4 @@ def ago(seconds, lang="en"):
 
 
 def _md(text):
-    return text.replace("|", "\\|").replace("\n", " ")
+    return inert.markdown(text.replace("\n", " "))

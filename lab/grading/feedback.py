@@ -13,6 +13,7 @@ from lab.grading import credit, unpack
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.results import CheckStatus, mapped
 from lab.sandbox.confinement import SCRATCH_INSIDE
+from lab.text import inert
 from lab.text.messages import words_of
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
@@ -32,15 +33,16 @@ def cleaned(results, submission, root):
 
 
 def html(text, lang, title):
-    """The Markdown feedback as one self-contained page: no script, nothing to fetch, and HTML in a
-    message shown as text."""
+    """The Markdown feedback as one self-contained page: no script, and HTML in a message shown as
+    text; its content policy lets the browser fetch nothing, whatever the page came to hold."""
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     return (
-        f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{markup.escape(title)}</title>\n'
+        f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n{POLICY}\n<title>{markup.escape(title)}</title>\n'
         f"<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
 
 
+POLICY = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}"
     "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
@@ -53,9 +55,9 @@ def markdown(submission, root, cells, graded_at, lang="en"):
     words = words_of("class", lang)
     course = load_course()
     steps = [step.number for step in course]
-    lines = [f"# {words('fb_title', name=submission.name)}", "", words("fb_graded", at=graded_at), ""]
+    lines = [f"# {words('fb_title', name=_md(submission.name))}", "", words("fb_graded", at=graded_at), ""]
     if submission.problem:
-        return "\n".join([*lines, clean(submission.problem, submission, root), ""])
+        return "\n".join([*lines, _md(clean(submission.problem, submission, root)), ""])
     earned = sum(credit.earned(submission.credit.get(n, [])) for n in steps)
     lines += [words("fb_credit", earned=earned, steps=len(steps)), "", words("fb_legend"), ""]
     lines += [
@@ -76,14 +78,12 @@ def markdown(submission, root, cells, graded_at, lang="en"):
             first_problems += [
                 f"### {words('step', n=step.number)}: `{bad.check}` ({' '.join(credit.own_clauses(bad)) or bad.check})",
                 "",
-                "```",
-                clean(bad.said(lang), submission, root).strip(),
-                "```",
+                inert.code_block(clean(bad.said(lang), submission, root).strip()),
                 "",
             ]
     if first_problems:
         lines += ["", f"## {words('fb_first_problems')}", "", *first_problems]
-    lines += ["", f"## {words('predictions')}", "", clean(cells[-2], submission, root), ""]
+    lines += ["", f"## {words('predictions')}", "", _md(clean(cells[-2], submission, root)), ""]
     return "\n".join(lines)
 
 
@@ -96,4 +96,4 @@ def _cell(results, words):
 
 
 def _md(text):
-    return text.replace("|", "\\|").replace("\n", " ")
+    return inert.markdown(text.replace("\n", " "))

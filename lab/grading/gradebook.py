@@ -13,6 +13,7 @@ from lab.grading import credit, similarity
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import CheckStatus, PredictionStatus
+from lab.text import inert
 
 
 def learner_id(name):
@@ -103,10 +104,10 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
 
 def write(outcome, path, graded_at, bom=True):
     steps = [step.number for step in load_course()]
-    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8", errors="backslashreplace") as handle:
         out = csv.writer(handle)
         out.writerow(header(steps))
-        out.writerows(row(s, steps, graded_at, outcome.similar) for s in outcome.submissions)
+        out.writerows(inert.csv_row(row(s, steps, graded_at, outcome.similar)) for s in outcome.submissions)
     return path
 
 

@@ -12,6 +12,7 @@ from lab.model.implementation import STEP_FILE, read
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.targets import Target
 from lab.running.runner import run
+from lab.text import inert
 from lab.text.messages import say
 
 SHOWN = 20  # names listed per folder looked at
@@ -48,29 +49,41 @@ def find_submissions(root, workspace=None):
     taken = {entry.name for entry in entries}
     found = []
     for entry in entries:
-        name = entry.name
-        if name.startswith("."):
-            if entry.is_dir():
-                found.append(Submission(name, None, problem="class.hidden", source=entry))
-            continue
-        if entry.is_symlink():  # a learner folder that is a link to someone else's code
-            found.append(Submission(name, None, problem="refused_link", source=entry))
-        elif entry.is_dir():
-            found.append(_located(Submission(name, None, source=entry), entry, Path(root), course))
-        elif entry.is_file() and entry.suffix.lower() == ".zip" and workspace is not None:
-            submission = Submission(entry.stem if entry.stem not in taken else name, None, source=entry)
-            try:
-                folder = unpack.unpack(entry, workspace)
-            except unpack.Refused as refused:
-                submission.problem, submission.details = f"class.{refused.args[0]}", refused.args[1]
-                found.append(submission)
-                continue
-            found.append(_located(submission, folder, Path(workspace), course))
-        else:
-            found.append(
-                Submission(name, None, problem="class.not_a_submission", source=entry, found={name: _kind(entry)})
+        try:
+            submission = _entry(entry, taken, root, workspace, course)
+        except Exception as error:  # noqa: BLE001 - one entry's trouble is its own row, never the class's
+            submission = Submission(
+                inert.file_name(entry.name),
+                None,
+                problem="class.entry_failed",
+                source=entry,
+                details={"error": str(error) or type(error).__name__},
             )
+        if submission is not None:
+            found.append(submission)
     return found
+
+
+def _entry(entry, taken, root, workspace, course):
+    """The submission an entry of the class folder is, or None for a hidden file."""
+    name = inert.file_name(entry.name)
+    if name.startswith("."):
+        return Submission(name, None, problem="class.hidden", source=entry) if entry.is_dir() else None
+    if entry.is_symlink():  # a learner folder that is a link to someone else's code
+        return Submission(name, None, problem="refused_link", source=entry)
+    if entry.is_dir():
+        return _located(Submission(name, None, source=entry), entry, Path(root), course)
+    if entry.is_file() and entry.suffix.lower() == ".zip" and workspace is not None:
+        submission = Submission(
+            inert.file_name(entry.stem if entry.stem not in taken else entry.name), None, source=entry
+        )
+        try:
+            folder = unpack.unpack(entry, workspace)
+        except unpack.Refused as refused:
+            submission.problem, submission.details = f"class.{refused.args[0]}", refused.args[1]
+            return submission
+        return _located(submission, folder, Path(workspace), course)
+    return Submission(name, None, problem="class.not_a_submission", source=entry, found={name: _kind(entry)})
 
 
 def _located(submission, folder, base, course, depth=3):

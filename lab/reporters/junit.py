@@ -5,6 +5,7 @@ import xml.etree.ElementTree as ET
 
 from lab.model.course import load_course
 from lab.model.results import CheckStatus
+from lab.text import inert
 
 OPTION = "--junit"
 CLASS_FILE = "junit/{name}.xml"  # check-class: one per learner
@@ -21,7 +22,7 @@ KIND = {
 
 def as_tree(outcome):
     course = load_course()
-    root = ET.Element("testsuites", name=f"lease-fencing-lab: {outcome.impl}")
+    root = ET.Element("testsuites", name=inert.xml(f"lease-fencing-lab: {outcome.impl}"))
     for number in outcome.steps:
         results = outcome.step_results(number)
         step = course[number - 1]
@@ -45,7 +46,7 @@ def as_tree(outcome):
             )
             kind = KIND.get(result.status)
             if kind:
-                message = result.said(outcome.lang)
+                message = inert.xml(result.said(outcome.lang))
                 headline = message.splitlines()[0] if message else result.status
                 ET.SubElement(case, kind, message=headline, type=result.status).text = message
     ET.indent(root)

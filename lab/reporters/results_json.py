@@ -53,6 +53,6 @@ def as_dict(outcome):
 
 
 def write(outcome, path):
-    with open(path, "w", encoding="utf-8") as handle:
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
         json.dump(as_dict(outcome), handle, ensure_ascii=False, indent=2)
         handle.write("\n")

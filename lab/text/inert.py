@@ -1,0 +1,84 @@
+"""Text a learner controls, made inert for the place it goes.
+
+A folder's or a zip's name, an exception's message, a file listing: anything a learner hands in
+reaches the terminal, class.md, the feedback pages, the CSV files and the JUnit XML. There it must
+show as the text it is, never act: no terminal escape that rewrites a row, no bidirectional
+override that reorders one, no Markdown that adds a link, an image or a heading, no spreadsheet
+formula, no character that makes the XML unreadable. Every writer of a class run's outputs passes
+learner text through the function for its place; the lab's own words need none of it.
+"""
+
+import hashlib
+import re
+
+# C0 and C1 controls, DEL, the bidirectional marks, overrides and isolates, and lone surrogates
+# (which no UTF-8 file can hold): each is shown as its escape, \x1b or \u202e.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_LINE_BREAKS = "\n\r\t"
+# What CommonMark (and GitHub's tables and strikethrough) can read as markup inside a line: with
+# each escaped by a backslash, no link, image, emphasis, code span, HTML or cell border can form.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>!|~&#])")
+# A cell a spreadsheet would evaluate (OWASP's list: = + - @, a tab, a carriage return).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Characters XML 1.0 cannot hold at all, even escaped.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _escaped(match):
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text, keep=""):
+    """text with every hidden character shown as its escape; the line breaks named in keep stay."""
+    text = str(text)
+    if keep:
+        return _HIDDEN.sub(lambda m: m.group() if m.group() in keep else _escaped(m), text)
+    return _HIDDEN.sub(_escaped, text)
+
+
+def terminal(text):
+    """One line for the terminal: nothing in it moves the cursor, colours or reorders the screen."""
+    return visible(text)
+
+
+def markdown(text):
+    """Inline Markdown (a table cell, a list item, a heading) that reads as the text itself."""
+    return _MARKDOWN.sub(r"\\\1", visible(text))
+
+
+def code_block(text):
+    """A fenced block that holds text as it is, whatever fences the text holds itself."""
+    text = visible(text, keep="\n")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
+def csv_cell(value):
+    """A cell no spreadsheet evaluates: text starting as a formula gets a leading apostrophe.
+    Numbers stay numbers."""
+    if not isinstance(value, str):
+        return value
+    text = visible(value, keep="\n")
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_row(row):
+    return [csv_cell(value) for value in row]
+
+
+def file_name(name, limit=200):
+    """A learner's name fit to name their output files and to show: hidden characters escaped, no
+    '/', at most `limit` bytes of UTF-8. A name that had to change ends in a digest of the original,
+    so that two names never become one."""
+    shown = visible(name).replace("/", "\\x2f")
+    if shown == name and len(name.encode("utf-8", "surrogateescape")) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return shown.encode()[: limit - len(digest) - 1].decode("utf-8", "ignore") + "~" + digest
+
+
+def xml(text):
+    """Text an XML 1.0 file can hold: the characters it cannot are shown as their escapes."""
+    return _NOT_XML.sub(_escaped, str(text))
