@@ -1,13 +1,18 @@
 """Similarity (lab/grading/similarity.py): winnowed token fingerprints see through renaming and
 restyling, leave out what the stubs ship, and are the same in every process."""
 
+import base64
+import lzma
 import subprocess
 import sys
+import zlib
 
+import pytest
 from learner_folders import make_learner
 
-from lab.grading import similarity
-from lab.grading.submission import find_submissions
+from lab.grading import classroom, gradebook, similarity
+from lab.grading.submission import Submission, find_submissions
+from lab.grading.unwrapping import unwrap
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.pristine import stub_text
 
@@ -90,3 +95,43 @@ def test_a_class_names_each_learners_closest_classmate(tmp_path):
     ann, bob = (s.likeness for s in submissions)
     assert (ann.closest, ann.closest_share, bob.closest, bob.closest_share) == ("bob", 1.0, "ann", 1.0)
     assert ann.reference < 0.3 and ann.flagged() and bob.flagged()
+
+
+WRAPPINGS = {
+    "base64": lambda source: f"import base64\nexec(base64.b64decode({base64.b64encode(source.encode()).decode()!r}))\n",
+    "zlib inside base85": lambda source: (
+        "import base64, zlib\n"
+        f"exec(zlib.decompress(base64.b85decode({base64.b85encode(zlib.compress(source.encode())).decode()!r})))\n"
+    ),
+    "hex": lambda source: f"exec(bytes.fromhex({source.encode().hex()!r}).decode())\n",
+    "lzma bytes": lambda source: f"import lzma\nexec(lzma.decompress({lzma.compress(source.encode())!r}))\n",
+    "base64 twice": lambda source: (
+        f"import base64\nexec(base64.b64decode({base64.b64encode(WRAPPINGS['base64'](source).encode()).decode()!r}))\n"
+    ),
+    "the source of an exec": lambda source: f"exec({source!r})\n",
+}
+
+
+@pytest.mark.parametrize("wrapping", WRAPPINGS)
+def test_a_wrapped_copy_of_the_reference_is_seen_through_and_marked(wrapping):
+    wrapped = WRAPPINGS[wrapping](CLAIM)
+    shared = similarity.share(similarity.submission_prints([wrapped]), similarity.submission_prints([CLAIM]))
+    assert shared >= similarity.THRESHOLD  # the wrapper's own few tokens are all it adds
+    assert similarity.wraps_code([wrapped])
+
+
+def test_code_built_at_run_time_is_marked_and_honest_code_is_not():
+    built = "code = ''.join(map(chr, [120, 61, 49]))\nexec(code)\n"
+    assert unwrap(built).runs_built_code and similarity.wraps_code([built])
+    honest = [HONEST_CLAIM, CLAIM, *(stub_text(step) for step in load_course())]
+    honest += [p.read_text() for p in (LAB_ROOT / "tests/fixtures/independent/correct").glob("*.py")]
+    assert not [text[:60] for text in honest if similarity.wraps_code([text])]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_class_view_and_the_gradebook_say_wrapped(lang):
+    learner = Submission("ada", None, likeness=similarity.Likeness(5, 0.0, "", 0.0, wrapped=True))
+    assert ("wrapped" if lang == "en" else "難読化") in classroom.likeness_cell(learner, similarity.THRESHOLD, lang)
+    steps = [step.number for step in load_course()]
+    row = dict(zip(gradebook.header(steps), gradebook.row(learner, steps, "now")))
+    assert row["similarity_wrapped"] == "yes"

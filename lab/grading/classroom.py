@@ -245,10 +245,11 @@ def likeness_cell(submission, threshold, lang="en"):
     likeness = submission.likeness
     if likeness is None:
         return ""
+    wrapped = words("sim_wrapped") if likeness.wrapped else ""
     if likeness.size < similarity.MIN_SIZE:
-        return words("sim_small", size=likeness.size)
+        return words("sim_small", size=likeness.size) + wrapped
     text = words("sim_cell", reference=likeness.reference, closest=likeness.closest, share=likeness.closest_share)
-    return text + (words("sim_flag", threshold=threshold) if likeness.flagged(threshold) else "")
+    return text + (words("sim_flag", threshold=threshold) if likeness.flagged(threshold) else "") + wrapped
 
 
 def prediction_cell(submission, lang="en"):

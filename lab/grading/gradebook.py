@@ -49,6 +49,7 @@ def header(steps):
         "similarity_closest_learner",
         "similarity_closest",
         "similarity_flag",
+        "similarity_wrapped",
     ]
     return [*columns, "points", "max_points"]
 
@@ -92,8 +93,9 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
     alike = submission.likeness
     values += (
         [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))]
+        + [_yes(alike.wrapped)]
         if alike
-        else ["", "", "", "", ""]
+        else ["", "", "", "", "", ""]
     )
     weights = {step.number: step.points for step in load_course()}
     points = (

@@ -20,6 +20,7 @@ import keyword
 import tokenize
 from dataclasses import dataclass
 
+from lab.grading.unwrapping import unwrap
 from lab.model.course import load_course
 from lab.model.defaults import SIMILAR
 from lab.model.implementation import read
@@ -47,6 +48,7 @@ class Likeness:
     reference: float = 0.0  # the share of them found in the reference
     closest: str = ""  # the other submission that holds the largest share of them
     closest_share: float = 0.0
+    wrapped: bool = False  # it hides code in its strings, or runs code it builds (lab/grading/unwrapping.py)
 
     def flagged(self, threshold=THRESHOLD):
         """Worth a look side by side: enough code of its own, and most of it found elsewhere."""
@@ -92,12 +94,18 @@ def fingerprints(text):
 
 
 def submission_prints(texts):
-    """The fingerprints of one submission's step files, less what the shipped stubs contain."""
+    """The fingerprints of one submission's step files and of the code they hide in their strings,
+    less what the shipped stubs contain."""
     stubs = _stub_prints()
     prints = set()
     for text in texts:
-        prints |= fingerprints(text) - stubs
+        for source in (text, *unwrap(text).payloads):
+            prints |= fingerprints(source) - stubs
     return prints
+
+
+def wraps_code(texts):
+    return any(unwrap(text).wrapped for text in texts)
 
 
 def _stub_prints():
@@ -112,15 +120,17 @@ def share(own, other):
     return len(own & other) / len(own) if own else 0.0
 
 
-def compare(submissions, reference):
+def compare(submissions, reference, wrapped=frozenset()):
     """submissions: name -> fingerprints; reference: the reference's. Returns name -> Likeness:
     how much of each submission is found in the reference, and in which other submission most
-    (ties go to the first name)."""
+    (ties go to the first name); wrapped: the names of those that hide or build code."""
     result = {}
     for name, own in submissions.items():
         shares = sorted((-share(own, theirs), other) for other, theirs in submissions.items() if other != name)
         closest = (shares[0][1], -shares[0][0]) if shares else ("", 0.0)
-        result[name] = Likeness(len(own), round(share(own, reference), 2), closest[0], round(closest[1], 2))
+        result[name] = Likeness(
+            len(own), round(share(own, reference), 2), closest[0], round(closest[1], 2), name in wrapped
+        )
     return result
 
 
@@ -128,11 +138,8 @@ def of_class(submissions):
     """Set each submission's likeness (those with step files): to the reference, and to the
     others. Called while the unpacked zips are still there."""
     reference = submission_prints(f.text for f in read(SOLUTIONS_DIR).files if f.text)
-    prints = {
-        s.name: submission_prints(f.text for f in read(s.impl).files if f.text)
-        for s in submissions
-        if s.impl is not None
-    }
-    likeness = compare(prints, reference)
+    texts = {s.name: [f.text for f in read(s.impl).files if f.text] for s in submissions if s.impl is not None}
+    prints = {name: submission_prints(own) for name, own in texts.items()}
+    likeness = compare(prints, reference, {name for name, own in texts.items() if wraps_code(own)})
     for submission in submissions:
         submission.likeness = likeness.get(submission.name)

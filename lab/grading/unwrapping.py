@@ -1,0 +1,97 @@
+"""Code a learner's file hides in its strings, for the similarity check (lab/grading/similarity.py).
+
+A copy of the reference wrapped as `exec(base64.b64decode("..."))` shares no token run with the
+reference: the tokenizer sees one string. So every long string literal of a step file is tried as
+a wrapped payload: decoded as base64, base32, base85 or hex, or taken as it is, then decompressed
+with zlib, bz2 or lzma when it is compressed, and kept when the result parses as Python; a payload
+is unwrapped again, a few layers deep; the literal source of `exec("...")` is a payload too. The
+similarity check fingerprints the payloads beside the file. A file also counts as wrapped when it
+runs code it builds at run time (`exec`, `eval` or `compile` of anything but a literal), which no
+decoding can see through: the class view says so, and the instructor reads the file.
+"""
+
+import ast
+import base64
+import binascii
+import bz2
+import lzma
+import zlib
+from dataclasses import dataclass, field
+
+MIN_LENGTH = 40  # characters: shorter strings are messages and SQL, not programs
+MAX_PAYLOAD = 1 << 20  # bytes a decoded or decompressed payload may take
+DEPTH = 3
+RUNNERS = {"exec", "eval", "compile"}
+DECODERS = (
+    lambda text: base64.b64decode(text, validate=True),
+    lambda text: base64.b64decode(text, altchars=b"-_", validate=True),
+    base64.b32decode,
+    base64.b85decode,
+    bytes.fromhex,
+    lambda text: text if isinstance(text, bytes) else text.encode("utf-8"),  # compressed bytes, as they are
+)
+
+
+def _decompressed(data):
+    for decompress in (zlib.decompress, bz2.decompress, lzma.decompress):
+        try:
+            return decompress(data)[:MAX_PAYLOAD]
+        except (zlib.error, OSError, ValueError, lzma.LZMAError, EOFError):
+            continue
+    return data
+
+
+@dataclass
+class Unwrapped:
+    payloads: list = field(default_factory=list)  # Python source found inside string literals
+    runs_built_code: bool = False  # exec/eval/compile of something that is not a literal
+
+    @property
+    def wrapped(self):
+        return bool(self.payloads) or self.runs_built_code
+
+
+def unwrap(text, depth=DEPTH):
+    """What text hides: the Python payloads in its strings, and whether it runs code it builds."""
+    found = Unwrapped()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in RUNNERS and node.args:
+            code = node.args[0]
+            if isinstance(code, ast.Constant) and isinstance(code.value, str):  # exec("def claim(...): ...")
+                found.payloads.append(code.value)
+            else:
+                found.runs_built_code = True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and len(node.value) >= MIN_LENGTH:
+            payload = _payload(node.value)
+            if payload is not None:
+                found.payloads.append(payload)
+                if depth > 1:
+                    inner = unwrap(payload, depth - 1)
+                    found.payloads += inner.payloads
+                    found.runs_built_code |= inner.runs_built_code
+    return found
+
+
+def _payload(value):
+    """The Python source value decodes to, or None."""
+    for decode in DECODERS:
+        try:
+            data = _decompressed(decode(value))
+            source = data.decode("utf-8")
+            if source == value:
+                continue
+            tree = ast.parse(source)
+        except (binascii.Error, ValueError, TypeError, UnicodeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if any(isinstance(node, PROGRAM) for node in tree.body):
+            return source
+    return None
+
+
+# What a payload holds to be a program, not a word that happens to decode: a definition, an
+# assignment or an import at its top.
+PROGRAM = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.Import, ast.ImportFrom)
