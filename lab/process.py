@@ -4,8 +4,12 @@ ended with everything it started.
 A child runs in a session of its own, so that ending it ends its whole process group. Its hard
 resource limits (soft and hard alike, so that it cannot raise them) are set in the child before
 its command runs; where the lab runs as root, the kernel never applies RLIMIT_NPROC to it, and
-a pids cgroup of the child's own holds it to its count of processes instead (removed when the
-child is ended).
+a pids cgroup of the child's own holds it to its count of processes instead; and a child whose
+Limits give tree_memory is put in a memory cgroup of its own, which bounds the memory of the child
+and of everything it starts, together (a learner who forks four processes of 800 MB holds 3.2 GB
+under four address-space limits of 1 GiB, and not under this). Both groups are removed when the
+child is ended; where no cgroup can be made (not root, cgroup v2 only), only the per-process limits
+hold, and tree_memory_bounded() says so.
 
 Started here: the runner's child, the learner processes, the prediction child, the check that
 `make watch` runs, and mutmut. Not commands, and so not started here: the workers of the field's demo, stress run and benchmark (functions of the
@@ -39,6 +43,7 @@ class Limits:
     processes: int = 256  # processes and threads: a pids cgroup (group) and RLIMIT_NPROC (per_user)
     per_user: bool = True  # RLIMIT_NPROC too, which the kernel counts per user, not per child
     group: bool = True  # a pids cgroup of `processes`, where the lab runs as root
+    tree_memory: int | None = None  # bytes of memory the child and all it starts hold together (a memory cgroup)
 
     def rlimits(self):
         """The hard limits by the names of the resource module, in the order they are set."""
@@ -57,13 +62,14 @@ LEARNER = Limits()  # a learner process: the learner's code and nothing else
 TESTS = Limits(memory=4 << 30, group=False)  # a prediction child: pytest and Hypothesis run there too
 # A runner's child: its checks and the learner processes they start, counted together by its
 # group; never per user, which would count every process of the user who runs the lab.
-CHECKS = Limits(memory=4 << 30, processes=1024, per_user=False)
+# The tree's memory: the checks (about 150 MB) and every learner process and race they start.
+CHECKS = Limits(memory=4 << 30, processes=1024, per_user=False, tree_memory=2 << 30)
 
 
 class Child(subprocess.Popen):
-    """A started child: a Popen, with the pids cgroup it was put in (or None)."""
+    """A started child: a Popen, with the cgroups it was put in."""
 
-    group = None
+    groups = ()
     session = True  # it leads a session, and so a process group, of its own
 
     def end(self):
@@ -76,9 +82,9 @@ class Child(subprocess.Popen):
                 except (ProcessLookupError, PermissionError):
                     pass
             self.wait()
-        if self.group:
-            remove_group(self.group)
-            self.group = None
+        for group in self.groups:
+            remove_group(group)
+        self.groups = ()
 
 
 def spawn(command, limits=None, self_limited=False, session=True, **popen):
@@ -88,39 +94,67 @@ def spawn(command, limits=None, self_limited=False, session=True, **popen):
     runs); then only its group is made here. session=False: the child stays in this process's
     group, which ends it with this process (the prediction child, whose host the runner ends
     with its whole group). popen: subprocess.Popen's other arguments."""
-    group = _pids_group(limits.processes) if limits and limits.group else None
+    groups = _groups(limits) if limits else []
     set_here = None if limits is None or self_limited else limits  # the limits preexec sets
 
     def preexec():
-        if group:
+        for group in groups:
             _join(group)
         if set_here:
             set_here.apply()
 
     try:
-        child = Child(command, start_new_session=session, preexec_fn=preexec if group or set_here else None, **popen)
+        child = Child(command, start_new_session=session, preexec_fn=preexec if groups or set_here else None, **popen)
     except BaseException:
-        if group:
+        for group in groups:
             remove_group(group)
         raise
-    child.group, child.session = group, session
+    child.groups, child.session = groups, session
     return child
 
 
 PIDS_HIERARCHY = Path("/sys/fs/cgroup/pids")
-_groups = itertools.count()
+MEMORY_HIERARCHY = Path("/sys/fs/cgroup/memory")
+_names = itertools.count()
 
 
-def _pids_group(processes):
-    if os.geteuid() != 0 or not os.access(PIDS_HIERARCHY / "cgroup.procs", os.W_OK):
+def _groups(limits):
+    """The cgroups a child with these limits joins: its pids group and its memory group, each
+    where it can be made."""
+    wanted = []
+    if limits.group:
+        wanted.append((PIDS_HIERARCHY, {"pids.max": limits.processes}))
+    if limits.tree_memory:  # memory and swap together, where the kernel counts swap (memsw)
+        bound = {"memory.limit_in_bytes": limits.tree_memory, "memory.memsw.limit_in_bytes": limits.tree_memory}
+        wanted.append((MEMORY_HIERARCHY, bound))
+    made = [_group(*want) for want in wanted]
+    return [group for group in made if group]
+
+
+def _group(hierarchy, settings):
+    """A new cgroup in hierarchy with settings (name -> value, in order; a name the kernel does not
+    offer is skipped), or None."""
+    if not _can_make_groups(hierarchy):
         return None
-    group = PIDS_HIERARCHY / f"lease-lab-{os.getpid()}-{next(_groups)}"
+    group = hierarchy / f"lease-lab-{os.getpid()}-{next(_names)}"
     try:
         group.mkdir()
-        (group / "pids.max").write_text(str(processes))
+        for name, value in settings.items():
+            if (group / name).exists():
+                (group / name).write_text(str(value))
     except OSError:
+        remove_group(group)
         return None
     return group
+
+
+def _can_make_groups(hierarchy):
+    return os.geteuid() == 0 and os.access(hierarchy / "cgroup.procs", os.W_OK)
+
+
+def tree_memory_bounded():
+    """True when a child's tree_memory is enforced here (a memory cgroup can be made)."""
+    return _can_make_groups(MEMORY_HIERARCHY)
 
 
 def _join(group):
@@ -130,13 +164,14 @@ def _join(group):
 
 
 def remove_groups_of(pid):
-    """Remove the pids cgroups a process made and could not remove itself (it was killed)."""
-    for group in PIDS_HIERARCHY.glob(f"lease-lab-{pid}-*") if PIDS_HIERARCHY.is_dir() else ():
-        remove_group(group)
+    """Remove the cgroups a process made and could not remove itself (it was killed)."""
+    for hierarchy in (PIDS_HIERARCHY, MEMORY_HIERARCHY):
+        for group in hierarchy.glob(f"lease-lab-{pid}-*") if hierarchy.is_dir() else ():
+            remove_group(group)
 
 
 def remove_group(group):
-    """Remove a pids cgroup once everything in it has ended."""
+    """Remove a cgroup once everything in it has ended."""
     for _ in range(50):
         try:
             group.rmdir()

@@ -26,6 +26,7 @@ def run(arguments, settings):
 
     from lab.grading import classroom
     from lab.model.implementation import UsageError
+    from lab.process import CHECKS, tree_memory_bounded
     from lab.sandbox import confinement
     from lab.text import inert
     from lab.text.messages import say
@@ -39,6 +40,10 @@ def run(arguments, settings):
         raise UsageError(say("needs_bubblewrap", lang))
     if arguments.no_mutants:
         print(say("class.no_predictions", lang))
+    if tree_memory_bounded():
+        print(say("class.memory_bounded", lang, gib=CHECKS.tree_memory >> 30))
+    else:
+        print(say("class.memory_per_process", lang))
 
     def progress(submission, done, count):
         print(inert.terminal(classroom.progress_line(submission, done, count, lang)), flush=True)

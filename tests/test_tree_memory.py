@@ -1,0 +1,90 @@
+"""A learner is bounded as a whole, not per process: the checks' child and every learner process
+it starts share one memory cgroup (lab/process.py), so forking does not multiply the 1 GiB each
+process may map. Seen from outside, through the kernel's own counters of the groups."""
+
+import glob
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from learner_folders import make_learner
+
+from lab import cache
+from lab.grading import kill_matrix
+from lab.model.course import LAB_ROOT
+from lab.process import CHECKS, MEMORY_HIERARCHY, tree_memory_bounded
+
+FORKS = 4
+EACH = 700 << 20  # bytes each fork fills: under a process's 1 GiB, and four of them over the tree's 2 GiB
+HOARDER = f"""
+
+_plain_enqueue = enqueue
+
+
+def enqueue(path, job_id):
+    import os, time
+    for _ in range({FORKS}):
+        if os.fork() == 0:
+            held = bytearray({EACH})
+            for at in range(0, len(held), 4096):
+                held[at] = 1
+            time.sleep(2)
+            os._exit(0)
+    return _plain_enqueue(path, job_id)
+"""
+
+
+def _watch_groups(stop, seen):
+    """The largest use of every lease-lab memory group, and how often its bound was met: an allocation
+    refused (failcnt) or a process the kernel ended for it (oom_kill)."""
+    while not stop.is_set():
+        for group in glob.glob(str(MEMORY_HIERARCHY / "lease-lab-*")):
+            try:
+                peak = int(Path(group, "memory.max_usage_in_bytes").read_text())
+                control = dict(line.split() for line in Path(group, "memory.oom_control").read_text().splitlines())
+                hits = int(control.get("oom_kill", 0)) + int(Path(group, "memory.failcnt").read_text())
+            except (OSError, ValueError):
+                continue
+            seen[group] = (max(peak, seen.get(group, (0, 0))[0]), max(hits, seen.get(group, (0, 0))[1]))
+        stop.wait(0.02)
+
+
+def _class_run_says(tmp_path):
+    """What `class` prints about memory, on a class of one learner who never started."""
+    make_learner(tmp_path / "class" / "ada", "stubs", checkout=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "lab", "class", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--no-mutants"],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return out.stdout + out.stderr
+
+
+def test_a_learner_who_forks_is_held_to_the_trees_memory_where_the_kernel_can_hold_it(tmp_path, monkeypatch):
+    if not tree_memory_bounded():  # not root, or no cgroup v1 memory hierarchy: the run must say so
+        assert "bounded per process only" in _class_run_says(tmp_path)
+        return
+    monkeypatch.setattr(cache, "ROOT", Path(tempfile.mkdtemp(dir=tmp_path)) / "cache")
+    steps = make_learner(tmp_path / "hoarder", "complete", checkout=False)
+    file = steps / "02-enqueue" / "step.py"
+    file.write_text(file.read_text() + HOARDER)
+    stop, seen = threading.Event(), {}
+    watcher = threading.Thread(target=_watch_groups, args=(stop, seen))
+    watcher.start()
+    try:
+        kill_matrix.results([kill_matrix.learner(steps, (1, 2))], use_cache=False)
+    finally:
+        stop.set()
+        watcher.join()
+    assert seen, "no memory group was made for the checks' child"
+    assert all(peak <= CHECKS.tree_memory for peak, _ in seen.values())
+    assert any(hits > 0 for _, hits in seen.values()), ("the forks never reached the tree bound", seen)
+
+
+def test_the_class_run_says_how_memory_is_bounded(tmp_path):
+    said = "GiB with every process it starts" if tree_memory_bounded() else "bounded per process only"
+    assert said in _class_run_says(tmp_path)
