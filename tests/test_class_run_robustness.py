@@ -8,9 +8,13 @@ into place whole.
 """
 
 import csv
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 import zipfile
@@ -283,12 +287,17 @@ def test_the_half_finished_step_reads_not_implemented_and_the_rest_passes(odd_cl
 def test_no_output_carries_a_learners_escape_formula_markup_or_the_machines_files(odd_class):
     done, out, _, _, _ = odd_class
     assert b"\x1b" not in done.stdout and "\u202e".encode() not in done.stdout
+    assert_inert(out)
+
+
+def assert_inert(out):
+    """Nothing a learner wrote acts in any output file of a class run in out."""
     hostname = Path("/etc/hostname").read_text().strip() if Path("/etc/hostname").exists() else None
     for path in out.rglob("*"):
         if not path.is_file() or path.suffix in (".png", ".svg"):
             continue
         text = path.read_text(encoding="utf-8-sig")
-        assert "\x1b" not in text and "\r" not in text.replace("\r\n", "\n"), path
+        assert "\x1b" not in text and "\u202e" not in text and "\r" not in text.replace("\r\n", "\n"), path
         if hostname and len(hostname) > 6:
             assert hostname not in text, path
         if path.suffix == ".csv":
@@ -296,14 +305,21 @@ def test_no_output_carries_a_learners_escape_formula_markup_or_the_machines_file
                 assert not any(cell.startswith(("=", "+", "@")) for cell in row), (path, row)
         if path.suffix == ".xml":
             ET.fromstring(text.encode("utf-8"))
+        if path.suffix == ".json":
+            json.loads(text)
         if path.suffix == ".html":
             assert "Content-Security-Policy" in text and "<img" not in text and "href=" not in text, path
             assert "<strong>Credit 8 of 8" not in text, path
         if path.suffix == ".md":  # rendered as GitHub or the feedback page renders it
             rendered = MarkdownIt("commonmark").enable("table").render(text)
-            assert "example.com" not in rendered.replace("http:⁄⁄example.com", ""), path  # no learner link or image
-            assert "<strong>Credit 8 of 8" not in rendered, path
-            assert "<h1>Credit" not in rendered, path
+            assert re.findall(r"<img [^>]*>", rendered) in (
+                [],
+                ['<img src="class.svg" alt="The class at a glance" />'],
+                ['<img src="class.svg" alt="クラスの概況" />'],
+            ), path
+            assert "<a " not in rendered and "<strong>Credit 8 of 8" not in rendered and "<h1>Credit" not in rendered, (
+                path
+            )
     commits = [row["commit"] for row in csv.DictReader((out / "grades.csv").open(encoding="utf-8-sig"))]
     assert all(c == "" or len(c) in (40, 64) for c in commits)
 
@@ -311,3 +327,64 @@ def test_no_output_carries_a_learners_escape_formula_markup_or_the_machines_file
 def test_the_outputs_folder_holds_no_staging_leftovers(odd_class):
     _, out, _, _, _ = odd_class
     assert not [p for p in out.iterdir() if p.name.endswith((".new", ".old"))]
+
+
+# --- random odd classes, generated ------------------------------------------------------------
+
+ENTRY_KINDS = ("empty folder", "stub learner", "file", "zip of a stub learner", "odd zip", "fifo", "link", "hidden")
+NAMES = st.one_of(
+    st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=40),
+    st.sampled_from([n.replace("/", "⁄").replace("\x00", "0") for n in NASTY if "\ud800" not in n] + ["ł" * 126]),
+).filter(lambda name: name not in (".", "..") and len(name.encode("utf-8", "surrogateescape")) <= 250)
+CLASSES = st.lists(st.tuples(NAMES, st.sampled_from(ENTRY_KINDS), st.sampled_from(NASTY)), min_size=1, max_size=6)
+
+
+def _make_entry(root, name, kind):
+    path = root / (("." + name) if kind == "hidden" else name)
+    if kind in ("stub learner", "hidden"):
+        make_learner(path, "stubs", checkout=False)
+    elif kind == "empty folder":
+        path.mkdir()
+    elif kind == "file":
+        path.write_text("notes")
+    elif kind == "zip of a stub learner":
+        make_learner(root.parent / "zipped" / "lab", "stubs", checkout=True)
+        with zipfile.ZipFile(root / (name[:200] + ".zip"), "w") as archive:
+            for file in sorted((root.parent / "zipped").rglob("*")):
+                archive.write(file, file.relative_to(root.parent / "zipped"))
+    elif kind == "odd zip":
+        _corrupt_stream(root / (name[:200] + ".zip"))
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link":
+        path.symlink_to("/etc")
+
+
+@given(CLASSES)
+@settings(derandomize=True, max_examples=15, database=None, deadline=None)
+def test_any_class_of_odd_entries_gets_a_row_each_and_inert_outputs(entries):
+    with tempfile.TemporaryDirectory() as scratch:
+        root, out = Path(scratch) / "class", Path(scratch) / "out"
+        root.mkdir()
+        messages = {}
+        for name, kind, message in entries:
+            if not (root / name).exists() and not (root / ("." + name)).exists():
+                _make_entry(root, name, kind)
+                shutil.rmtree(root.parent / "zipped", ignore_errors=True)
+                messages[inert.file_name(name)] = message
+        with unpack.workspace() as workspace:
+            found = submission.find_submissions(root, workspace)
+            for learner in found:  # graded: a failure whose message the learner's code chose
+                if learner.impl is None:
+                    submission.check_one(learner, (1,), 10, "en", None)
+                    continue
+                said = messages.get(learner.name, NASTY[0])
+                learner.results = [Result("n", "c", learner.name, 1, ["C1.1"], CheckStatus.FAILED, said, 0.1)]
+                learner.credit = {1: learner.results}
+            outcome = classroom.ClassRun(root, found, [], 1.0)
+            classroom.write(outcome, out, "en")
+        shown = [p for p in root.iterdir() if not (p.name.startswith(".") and not p.is_dir())]
+        rows = list(csv.reader((out / "class.csv").open(encoding="utf-8-sig")))[1:]
+        assert len(rows) == len(shown) == len(found)
+        assert not outcome.lab_problems
+        assert_inert(out)

@@ -375,9 +375,7 @@ def _write_run(outcome, out, lang, bom, graded_at):
         except Exception as error:  # noqa: BLE001 - the others' files are written all the same, and the run says so
             outcome.lab_problems.append(say("class.output_failed", lang, name=submission.name, error=error))
     (out / "class.md").write_text(markdown(outcome, rows, lang), encoding="utf-8", errors="backslashreplace")
-    (out / "summary.json").write_text(
-        json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8", errors="backslashreplace"
-    )
+    (out / "summary.json").write_text(inert.json_text(summary, indent=1), encoding="utf-8", errors="backslashreplace")
 
 
 def _write_learner(outcome, submission, row, out, lang, graded_at, steps):
@@ -416,7 +414,7 @@ def _write_not_graded(submission, path):
         "found": submission.found,
         "checks": [],
     }  # as a graded learner's file has them
-    path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8", errors="backslashreplace")
+    path.write_text(inert.json_text(record, indent=1), encoding="utf-8", errors="backslashreplace")
 
 
 def _summary(path):

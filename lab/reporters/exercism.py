@@ -5,9 +5,8 @@ Version 3 gives every test a name, a status (pass, fail, error), a message and t
 belongs to: here, the step. The score is one point per passing check.
 """
 
-import json
-
 from lab.model.results import CheckStatus
+from lab.text import inert
 
 OPTION = "--exercism"
 CLASS_FILE = "exercism/{name}.json"  # check-class: one per learner
@@ -38,5 +37,5 @@ def as_dict(outcome):
 
 def write(outcome, path):
     with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
-        json.dump(as_dict(outcome), handle, ensure_ascii=False, indent=2)
+        handle.write(inert.json_text(as_dict(outcome)))
         handle.write("\n")

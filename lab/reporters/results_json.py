@@ -1,9 +1,9 @@
 """The machine-readable form of a check run (``--json FILE``); its schema is results.schema.json."""
 
-import json
 from dataclasses import asdict
 
 from lab.model.results import CheckStatus, MutantStatus
+from lab.text import inert
 
 SCHEMA_VERSION = 1
 OPTION = "--json"
@@ -54,5 +54,5 @@ def as_dict(outcome):
 
 def write(outcome, path):
     with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
-        json.dump(as_dict(outcome), handle, ensure_ascii=False, indent=2)
+        handle.write(inert.json_text(as_dict(outcome)))
         handle.write("\n")

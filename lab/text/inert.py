@@ -4,11 +4,12 @@ A folder's or a zip's name, an exception's message, a file listing: anything a l
 reaches the terminal, class.md, the feedback pages, the CSV files and the JUnit XML. There it must
 show as the text it is, never act: no terminal escape that rewrites a row, no bidirectional
 override that reorders one, no Markdown that adds a link, an image or a heading, no spreadsheet
-formula, no character that makes the XML unreadable. Every writer of a class run's outputs passes
+formula, no character that makes the XML unreadable, no raw override in a JSON file. Every writer of a class run's outputs passes
 learner text through the function for its place; the lab's own words need none of it.
 """
 
 import hashlib
+import json
 import re
 
 # C0 and C1 controls, DEL, the bidirectional marks, overrides and isolates, and lone surrogates
@@ -79,6 +80,15 @@ def file_name(name, limit=200):
     return shown.encode()[: limit - len(digest) - 1].decode("utf-8", "ignore") + "~" + digest
 
 
+def json_text(value, indent=2):
+    """value as a JSON document whose bytes hold no hidden character: each is written as its JSON
+    escape (\\u202e), so a program reads the very same strings and a terminal shows no override.
+    Lone surrogates, which UTF-8 cannot hold, are escaped the same way."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)  # a raw line break is the layout's own
+    return _HIDDEN.sub(lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
+
+
 def xml(text):
-    """Text an XML 1.0 file can hold: the characters it cannot are shown as their escapes."""
-    return _NOT_XML.sub(_escaped, str(text))
+    """Text an XML 1.0 file can hold and a terminal shows as it is: hidden characters and those XML
+    cannot hold are shown as their escapes; line breaks and tabs stay."""
+    return _NOT_XML.sub(_escaped, visible(text, keep="\n\t"))
