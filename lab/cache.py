@@ -50,7 +50,7 @@ def key(*parts):
     """A digest of the parts (strings) in their order: the key of a value that depends on them."""
     hashed = hashlib.sha256()
     for part in parts:
-        hashed.update(part.encode("utf-8") + b"\0\1")
+        hashed.update(part.encode("utf-8", "surrogateescape") + b"\0\1")  # a path's bytes as they are
     return hashed.hexdigest()[:32]
 
 

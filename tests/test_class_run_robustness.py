@@ -7,6 +7,7 @@ terminal, class.md, the feedback pages, the CSV files, the JUnit XML; and the ou
 into place whole.
 """
 
+import bz2
 import csv
 import json
 import os
@@ -26,9 +27,11 @@ from hypothesis import strategies as st
 from learner_folders import fingerprint, make_learner
 from markdown_it import MarkdownIt
 
-from lab.grading import classroom, regrade, submission, unpack
+from lab import cache
+from lab.grading import classroom, feedback, regrade, similarity, submission, unpack, unwrapping
 from lab.model.course import LAB_ROOT
 from lab.model.results import CheckStatus, Result
+from lab.running import prediction_host
 from lab.sandbox import confinement
 from lab.text import inert
 
@@ -52,6 +55,8 @@ NASTY = [
     "\x00\x07\x08\x0b\x0c\x7f\x85",  # controls XML cannot hold
     "\udc82\udca0",  # Shift-JIS bytes read as a file name (surrogate escapes)
     "\ud800",  # a lone surrogate
+    "ada\u200b",  # a zero-width space: another learner's look-alike
+    "www.example.com https://example.com/x help@example.com",  # what GitHub links by itself
 ]
 
 
@@ -61,7 +66,8 @@ def test_every_nasty_string_is_inert_in_every_place(text):
     assert not any(ch in shown for ch in "\x1b\r\n\u202e\x00\x07") and shown.isprintable() or not shown
     markdown = inert.markdown(text)
     assert "\n" not in markdown
-    assert all(markdown[i - 1] == "\\" for i, ch in enumerate(markdown) if ch in "*_[]<>|`#!" and i > 0)
+    bare = markdown.replace("`@`", "@")  # an at sign is set as code, so that no address links
+    assert all(bare[i - 1] == "\\" for i, ch in enumerate(bare) if ch in "*_[]<>|`#!" and i > 0)
     cell = inert.csv_cell(text)
     assert not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
     ET.fromstring(f"<a>{inert.xml(text).replace('&', '&amp;').replace('<', '&lt;')}</a>")  # parses
@@ -388,3 +394,70 @@ def test_any_class_of_odd_entries_gets_a_row_each_and_inert_outputs(entries):
         assert len(rows) == len(shown) == len(found)
         assert not outcome.lab_problems
         assert_inert(out)
+
+
+# --- found by an attack on the grader (each a kind, closed) -----------------------------------
+
+
+def test_addresses_github_would_link_are_broken_and_read_the_same():
+    markdown = inert.markdown("see www.example.com, https://example.com/x or help@example.com")
+    assert "www." not in markdown and "https://" not in markdown and "@" not in markdown.replace("`@`", "")
+    assert MarkdownIt("commonmark").render(markdown).count("example") == 3
+
+
+def test_a_file_deeper_than_the_stack_or_a_decompression_bomb_costs_the_grader_nothing():
+    deep = "_X = " + "+".join(["1"] * 100_000)
+    assert unwrapping.unwrap(deep).payloads == []
+    bomb = bz2.compress(bytes(1 << 28))  # 256 MiB of zeros in a few hundred bytes
+    assert len(unwrapping._decompressed(bomb)) == unwrapping.MAX_PAYLOAD
+    assert similarity.wraps_code([deep]) is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "_run = exec\n_run(SOURCE)\n",
+        "import builtins\nbuiltins.exec(SOURCE)\n",
+        "import builtins\ngetattr(builtins, 'exec')(SOURCE)\n",
+        "import codecs\nexec(codecs.decode(SOURCE, 'rot13'))\n",
+        "exec(''.join(PIECES))\n",
+    ],
+)
+def test_code_run_by_any_name_of_exec_is_marked_wrapped(text):
+    assert unwrapping.unwrap(text).wrapped
+    assert not unwrapping.unwrap("import re\nPATTERN = re.compile('x')\n").wrapped
+
+
+def test_two_entries_that_would_share_a_name_get_one_each(tmp_path):
+    for name in ("ada.zip", "ada.ZIP"):
+        make_learner(tmp_path / "src" / name / "lab", "stubs", checkout=True)
+        with zipfile.ZipFile(tmp_path / name, "w") as archive:
+            for file in sorted((tmp_path / "src" / name).rglob("*")):
+                archive.write(file, file.relative_to(tmp_path / "src" / name))
+    shutil.rmtree(tmp_path / "src")
+    with unpack.workspace() as workspace:
+        names = [s.name for s in submission.find_submissions(tmp_path, workspace)]
+    assert sorted(names) == ["ada", "ada.zip"]
+
+
+def test_a_zip_member_compressed_with_bz2_is_refused_unread(tmp_path):
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_BZIP2) as archive:
+        archive.writestr("steps/01-init-db/step.py", "x = 1\n")
+    (tmp_path / "work").mkdir()
+    with pytest.raises(unpack.Refused, match="zip_method"):
+        unpack.unpack(tmp_path / "bomb.zip", tmp_path / "work")
+
+
+def test_where_python_is_installed_is_taken_out_of_feedback():
+    learner = submission.Submission("ada", None)
+    text = feedback.clean(f"{sys.base_prefix}/lib/python3.11/os.py raised", learner, Path("/nowhere"))
+    assert sys.base_prefix not in text and "lib/python3.11/os.py" in text
+
+
+def test_a_prediction_child_gets_none_of_the_graders_variables():
+    given = {"PATH": "/usr/bin", "SECRET_TOKEN": "hunter2", "HOME": "/root", "LEASE_LAB_SHOWN_FROM": "/lab"}
+    assert prediction_host._needed(given) == {"PATH": "/usr/bin"}
+
+
+def test_a_path_that_is_not_utf8_keys_the_cache():
+    assert cache.key(os.fsdecode(b"/class/Jos\xe9"), "x") != cache.key("/class/Jose", "x")

@@ -181,6 +181,8 @@ def cell(results, lang="en", root=None, own_step=False):
     if first.status == CheckStatus.ERROR:
         message = first.said(lang).splitlines()[0] if first.message else ""
         message = unpack.shown(message.replace(f"{root}/", "") if root else message)
+        for folder in feedback.RUNTIME:  # where Python is installed on the grading machine
+            message = message.replace(folder, "…")
         return words("error", message=message[:160] + ("…" if len(message) > 160 else ""))
     clauses = credit.own_clauses(first) if own_step else first.clauses
     return words(CheckStatus(first.status), clause=" ".join(clauses) or first.check)

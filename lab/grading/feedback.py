@@ -4,7 +4,9 @@ expectation of its first failing check. Nothing of the grading machine is shown:
 folder, the lab's folder, the sandbox's folders and memory addresses are taken out."""
 
 import html as markup
+import os
 import re
+import sys
 from dataclasses import replace
 
 from markdown_it import MarkdownIt
@@ -16,6 +18,7 @@ from lab.sandbox.confinement import SCRATCH_INSIDE
 from lab.text import inert
 from lab.text.messages import words_of
 
+RUNTIME = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}, key=len, reverse=True)
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 SANDBOX = re.compile(re.escape(SCRATCH_INSIDE) + r"[^\s'\",)]*|/(?:dev/shm|tmp)/lease-lab-[^\s'\",)]*")
 
@@ -23,6 +26,8 @@ SANDBOX = re.compile(re.escape(SCRATCH_INSIDE) + r"[^\s'\",)]*|/(?:dev/shm|tmp)/
 def clean(text, submission, root):
     for prefix in (f"{root}/{submission.name}/", f"{root}/", f"{LAB_ROOT}/"):
         text = text.replace(prefix, "")
+    for folder in RUNTIME:  # where Python is installed on the grading machine
+        text = text.replace(folder, "…")
     return ADDRESS.sub("0x…", SANDBOX.sub("…", unpack.shown(text)))
 
 

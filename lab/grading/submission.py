@@ -61,6 +61,21 @@ def find_submissions(root, workspace=None):
             )
         if submission is not None:
             found.append(submission)
+    return _named_apart(found)
+
+
+def _named_apart(found):
+    """Every learner a name of their own: `ada.zip` beside `ada.ZIP` (or a folder `ada`) would both
+    be `ada`, and write each other's files; a later one takes its entry's whole name, and a number
+    after it when even that is taken (the entries come in sorted order: the same names every run)."""
+    taken = set()
+    for submission in found:
+        if submission.name in taken and submission.source is not None:
+            name, number = inert.file_name(submission.source.name), 2
+            while name in taken:
+                name, number = f"{inert.file_name(submission.source.name, limit=190)}~{number}", number + 1
+            submission.name = name
+        taken.add(submission.name)
     return found
 
 

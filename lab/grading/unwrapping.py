@@ -6,8 +6,9 @@ a wrapped payload: decoded as base64, base32, base85 or hex, or taken as it is, 
 with zlib, bz2 or lzma when it is compressed, and kept when the result parses as Python; a payload
 is unwrapped again, a few layers deep; the literal source of `exec("...")` is a payload too. The
 similarity check fingerprints the payloads beside the file. A file also counts as wrapped when it
-runs code it builds at run time (`exec`, `eval` or `compile` of anything but a literal), which no
-decoding can see through: the class view says so, and the instructor reads the file.
+names `exec`, `eval` or `compile` at all (called, aliased, through `builtins`, or as a string):
+code built at run time, rot13 or a string cut in pieces, no decoding sees through, and no step of
+this course needs them. The class view says so, and the instructor reads the file.
 """
 
 import ast
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 
 MIN_LENGTH = 40  # characters: shorter strings are messages and SQL, not programs
 MAX_PAYLOAD = 1 << 20  # bytes a decoded or decompressed payload may take
+MAX_TRIED = 64  # long literals of one file tried as payloads: the grader's work stays bounded
 DEPTH = 3
 RUNNERS = {"exec", "eval", "compile"}
 DECODERS = (
@@ -33,9 +35,14 @@ DECODERS = (
 
 
 def _decompressed(data):
-    for decompress in (zlib.decompress, bz2.decompress, lzma.decompress):
+    """data decompressed, at most MAX_PAYLOAD bytes of it (a bomb is cut, never inflated whole)."""
+    for decompress in (
+        lambda: zlib.decompressobj().decompress(data, MAX_PAYLOAD),
+        lambda: bz2.BZ2Decompressor().decompress(data, max_length=MAX_PAYLOAD),
+        lambda: lzma.LZMADecompressor().decompress(data, max_length=MAX_PAYLOAD),
+    ):
         try:
-            return decompress(data)[:MAX_PAYLOAD]
+            return decompress()
         except (zlib.error, OSError, ValueError, lzma.LZMAError, EOFError):
             continue
     return data
@@ -44,7 +51,7 @@ def _decompressed(data):
 @dataclass
 class Unwrapped:
     payloads: list = field(default_factory=list)  # Python source found inside string literals
-    runs_built_code: bool = False  # exec/eval/compile of something that is not a literal
+    runs_built_code: bool = False  # it names exec, eval or compile: it can run code built at run time
 
     @property
     def wrapped(self):
@@ -56,16 +63,21 @@ def unwrap(text, depth=DEPTH):
     found = Unwrapped()
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+        nodes = list(ast.walk(tree))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a sum of 3000 terms is deeper than the stack
         return found
-    for node in ast.walk(tree):
+    tried = 0
+    for node in nodes:
+        if _names_a_runner(node):  # exec, eval or compile by any name: a call, an alias, builtins.exec, "exec"
+            found.runs_built_code = True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in RUNNERS and node.args:
             code = node.args[0]
             if isinstance(code, ast.Constant) and isinstance(code.value, str):  # exec("def claim(...): ...")
                 found.payloads.append(code.value)
-            else:
-                found.runs_built_code = True
         elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and len(node.value) >= MIN_LENGTH:
+            tried += 1
+            if tried > MAX_TRIED:
+                continue
             payload = _payload(node.value)
             if payload is not None:
                 found.payloads.append(payload)
@@ -74,6 +86,17 @@ def unwrap(text, depth=DEPTH):
                     found.payloads += inner.payloads
                     found.runs_built_code |= inner.runs_built_code
     return found
+
+
+def _names_a_runner(node):
+    """exec, eval or compile named at all: called, aliased, as an attribute, or as a string."""
+    if isinstance(node, ast.Name):
+        return node.id in RUNNERS
+    if isinstance(node, ast.Attribute):  # builtins.exec; not re.compile
+        return (
+            node.attr in RUNNERS and isinstance(node.value, ast.Name) and node.value.id in ("builtins", "__builtins__")
+        )
+    return isinstance(node, ast.Constant) and node.value in RUNNERS  # getattr(builtins, "exec")
 
 
 def _payload(value):
@@ -85,7 +108,16 @@ def _payload(value):
             if source == value:
                 continue
             tree = ast.parse(source)
-        except (binascii.Error, ValueError, TypeError, UnicodeError, SyntaxError, MemoryError, RecursionError):
+        except (
+            binascii.Error,
+            ValueError,
+            TypeError,
+            UnicodeError,
+            SyntaxError,
+            MemoryError,
+            RecursionError,
+            EOFError,
+        ):
             continue
         if any(isinstance(node, PROGRAM) for node in tree.body):
             return source

@@ -183,7 +183,7 @@ def main(plan_path, out, files):
     command = [
         part.replace("{events}", str(events[1])) for part in child_command(child_plan_path, files, plan.confined)
     ]
-    env = {**os.environ, BROKER: f"{to_host},{from_host}"}
+    env = {**_needed(os.environ), "HOME": str(home), BROKER: f"{to_host},{from_host}"}
     # Limited as a learner process is, with the memory pytest and Hypothesis need.
     child = spawn(
         command,
@@ -200,6 +200,15 @@ def main(plan_path, out, files):
     threading.Thread(target=serve, args=(Targets(plan, labels), requests, replies), daemon=True).start()
     relay(events[0], out, labels)
     return child.wait()
+
+
+# The variables a prediction child needs; the grader's others (its tokens, HOME, the lab's path)
+# are never the learner's to read.
+NEEDED = {"PATH", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "LAB_LANG", "PYTEST_DISABLE_PLUGIN_AUTOLOAD"}
+
+
+def _needed(environment):
+    return {name: value for name, value in environment.items() if name in NEEDED}
 
 
 def _relabelled(nodeid, ids):

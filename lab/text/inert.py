@@ -14,7 +14,11 @@ import re
 
 # C0 and C1 controls, DEL, the bidirectional marks, overrides and isolates, and lone surrogates
 # (which no UTF-8 file can hold): each is shown as its escape, \x1b or \u202e.
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Also every invisible format character (zero-width spaces and joiners, the soft hyphen, word
+# joiners, the BOM, line and paragraph separators): "ada" and "ada\u200b" must not look alike.
+_HIDDEN = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
 _LINE_BREAKS = "\n\r\t"
 # What CommonMark (and GitHub's tables and strikethrough) can read as markup inside a line: with
 # each escaped by a backslash, no link, image, emphasis, code span, HTML or cell border can form.
@@ -44,8 +48,14 @@ def terminal(text):
 
 
 def markdown(text):
-    """Inline Markdown (a table cell, a list item, a heading) that reads as the text itself."""
-    return _MARKDOWN.sub(r"\\\1", visible(text))
+    """Inline Markdown (a table cell, a list item, a heading) that reads as the text itself. GitHub
+    also links bare `www.`, `scheme://` and e-mail addresses: the dot after www and the colon before
+    // are escaped, and an at sign is set as code, which breaks each of them and reads the same."""
+    escaped = _MARKDOWN.sub(r"\\\1", visible(text))
+    return _AUTOLINK.sub(lambda m: "\\" + m.group(), escaped).replace("@", "`@`")
+
+
+_AUTOLINK = re.compile(r"(?<=www)\.|(?<=\w):(?=//)", re.IGNORECASE)
 
 
 def code_block(text):
