@@ -23,9 +23,13 @@ HOARDER = f"""
 _plain_enqueue = enqueue
 
 
+_hoarded = []
+
+
 def enqueue(path, job_id):
     import os, time
-    for _ in range({FORKS}):
+    _hoarded.append(1)
+    for _ in range({FORKS} if len(_hoarded) <= 3 else 0):  # the first three calls of each learner process
         if os.fork() == 0:
             held = bytearray({EACH})
             for at in range(0, len(held), 4096):
