@@ -7,6 +7,7 @@ wrong one fails first at the step it breaks, and a failing check there names the
 """
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,22 @@ def racing_checks():
     return tuple(sorted(found))
 
 
-def results_of(targets):
-    """target id -> its results, the targets run in one run of the runner. Each test runs its own
-    fixture's targets, so that the workers of `make test` share the fixtures out between them."""
+@pytest.fixture(scope="module")
+def results():
+    """Every fixture against every check, a correct one's races twice more, in two children at once;
+    target id -> its results."""
+    targets = [Target(f"{p.stem}#1", every_step(), impl=str(p)) for p in CORRECT]
+    targets += [
+        Target(f"{p.stem}#{n}", every_step(), impl=str(p), checks=racing_checks())
+        for p in CORRECT
+        for n in range(2, RUNS + 1)
+    ]
+    # A wrong one runs the checks of the steps up to its own: the later ones cannot change its verdict.
+    targets += [Target(p.stem, tuple(range(1, int(breaks(p)[1]) + 1)), impl=str(p)) for p in WRONG]
+    with ThreadPoolExecutor(2) as pool:
+        found = [r for share in pool.map(run, (targets[0::2], targets[1::2])) for r in share]
     by_target = {}
-    for result in run(targets):
+    for result in found:
         by_target.setdefault(result.target, []).append(result)
     return by_target
 
@@ -62,12 +74,8 @@ def test_the_races_are_claim_manys_checks_and_those_that_race_claims_or_hold_a_c
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
-def test_a_correct_implementation_passes_every_check_and_every_race_three_times_in_a_row(path):
+def test_a_correct_implementation_passes_every_check_and_every_race_three_times_in_a_row(results, path):
     races = racing_checks()
-    # every check once, then its races again, twice
-    targets = [Target(f"{path.stem}#1", every_step(), impl=str(path))]
-    targets += [Target(f"{path.stem}#{n}", every_step(), impl=str(path), checks=races) for n in range(2, RUNS + 1)]
-    results = results_of(targets)
     for run_number in range(1, RUNS + 1):
         own = results[f"{path.stem}#{run_number}"]
         failing = [(r.check, r.said("en")) for r in own if r.status != "passed"]
@@ -77,11 +85,9 @@ def test_a_correct_implementation_passes_every_check_and_every_race_three_times_
 
 
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
-def test_a_wrong_implementation_fails_first_at_its_step_naming_its_clause(path):
+def test_a_wrong_implementation_fails_first_at_its_step_naming_its_clause(results, path):
     clause, step = breaks(path)
-    # the checks of the steps up to its own: the later ones cannot change its verdict
-    own = results_of([Target(path.stem, tuple(range(1, int(step) + 1)), impl=str(path))])[path.stem]
-    failing = [r for r in own if r.status != "passed"]
+    failing = [r for r in results[path.stem] if r.status != "passed"]
     assert failing, "passes every check"
     first = min(r.step for r in failing)
     assert first == int(step), [(r.step, r.check) for r in failing]
