@@ -325,7 +325,7 @@ def write(outcome, out_dir, lang="en", bom=True):
     from lab.grading import class_chart  # matplotlib loads only when a class is written
 
     graded = sum(not s.problem for s in outcome.submissions)
-    charts = class_chart.draw(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)
+    class_chart.draw(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
     latest = out / "latest"
     if latest.is_symlink() or not latest.exists():
@@ -333,7 +333,6 @@ def write(outcome, out_dir, lang="en", bom=True):
         partial.unlink(missing_ok=True)
         partial.symlink_to(Path("runs") / run_dir.name)
         os.replace(partial, latest)
-    del charts  # drawn into run_dir, and published with the rest
     _publish(run_dir, out)  # the latest run, where earlier versions wrote it
     return out / "class.md", out / "class.csv"
 
