@@ -121,7 +121,9 @@ CODE_TOKENS = _code_tokens()
 
 
 def english_words(text):
-    """The words of text that are English, not code: (word, the line it is in)."""
+    """The words of text that are English, not code: (word, the line it is in). The lab's own
+    folder is a path, however many words its name holds."""
+    text = text.replace(str(LAB_ROOT), "LAB_ROOT")
     text = re.sub(r"^\s*```.*?^\s*```", "", text, flags=re.MULTILINE | re.DOTALL)  # code blocks
     found = []
     for line in text.splitlines():

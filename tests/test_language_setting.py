@@ -4,6 +4,7 @@ command the lab prints for the learner to type answers, as printed, in the langu
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -73,11 +74,12 @@ def test_every_verb_of_python_m_lab_follows_lab_lang(argv):
 
 
 def _make(folder, *argv):
-    """make run in folder with the lab's Makefile: folder/.lab/language is the checkout's setting."""
+    """make run in folder beside a copy of the lab's Makefile, as a learner types it (the lab's
+    own path may hold spaces, which make cannot take in -f): folder/.lab/language is the
+    checkout's setting."""
+    shutil.copy(LAB_ROOT / "Makefile", folder / "Makefile")
     env = {key: value for key, value in os.environ.items() if key not in ("LAB_LANG", "MAKEFLAGS", "MAKELEVEL")}
-    return subprocess.run(
-        ["make", "-s", "-f", str(LAB_ROOT / "Makefile"), *argv], cwd=folder, env=env, capture_output=True, text=True
-    )
+    return subprocess.run(["make", "-s", *argv], cwd=folder, env=env, capture_output=True, text=True)
 
 
 def test_make_help_speaks_the_remembered_language_and_lab_lang_overrides_it(tmp_path):

@@ -9,9 +9,12 @@ typed is one line in the same language and a UsageError (exit status 2), not usa
 
 import argparse
 import functools
+import os
 import re
 import unicodedata
+from pathlib import Path
 
+from lab.model.course import LAB_ROOT
 from lab.model.implementation import UsageError
 from lab.text.language import LANGUAGES
 from lab.text.messages import CATALOGUE, say
@@ -61,8 +64,7 @@ class OneLineParser(argparse.ArgumentParser):
         """An argument whose help is the catalogue's (argparse.SUPPRESS hides it, as usual)."""
         action = super().add_argument(*names, **keywords)
         if action.help is None:
-            default = "" if action.default in (None, argparse.SUPPRESS) else action.default
-            action.help = self.text(action.dest, default=f"{default:g}" if isinstance(default, float) else default)
+            action.help = self.text(action.dest, default=shown(action.default))
             action.help = action.help.replace("%", "%%")  # argparse fills %(name)s in help texts
         return action
 
@@ -72,6 +74,18 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(say("options.usage.mistake", self.lang, prog=self.prog, mistake=worded(message, self.lang)))
+
+
+def shown(default):
+    """An option's default as its help line shows it: a float without trailing zeros, a path inside
+    the lab relative to the lab (the same on every clone, however long or spaced its path)."""
+    if default in (None, argparse.SUPPRESS):
+        return ""
+    if isinstance(default, float):
+        return f"{default:g}"
+    if isinstance(default, str) and os.path.isabs(default) and Path(default).is_relative_to(LAB_ROOT):
+        return Path(default).relative_to(LAB_ROOT).as_posix()
+    return default
 
 
 def typed_language(argv):
