@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from lab.model.course import load_course
 from lab.model.outcomes import CallRaised, NotImplementedYet
-from lab.model.results import Phrase, Quoted, Text, Words
+from lab.model.results import Phrase, Words, shown
 
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
 DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}
@@ -122,15 +122,10 @@ def explain(called, got, en, ja, want=NOTHING):
 
 
 def stated(called, got, expected, want=NOTHING):
-    """explain() with what the contract expects as facts of its own (a Text)."""
-    shown = {} if want is NOTHING else {"want": repr(want)}
-    return Words(
-        "checks.explain",
-        called=called,
-        got=Quoted(got) if isinstance(got, Text) else repr(got),
-        expected=expected,
-        **shown,
-    )
+    """explain() with what the contract expects as facts of its own (a Text). The values are
+    shown as their reprs, with any phrase inside them worded in the learner's language."""
+    wanted = {} if want is NOTHING else {"want": shown(want)}
+    return Words("checks.explain", called=called, got=shown(got), expected=expected, **wanted)
 
 
 def racing(called, racers, attempt, across="threads"):

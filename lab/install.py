@@ -1,8 +1,9 @@
 """The first step of `make` on a fresh clone: the lab's virtual environment, made by uv where uv
 can be had, else by pip, as before.
 
-Run by the interpreter the Makefile was given (``python3 -m lab.install --lang en .venv``) before
-anything is installed: standard library only, and the catalogue's words (lab/text/).
+Run by the interpreter the Makefile was given (``python3 -m lab.install .venv``) before
+anything is installed: standard library only, and the catalogue's words (lab/text/), in the
+language every command speaks (lab/text/language.py), or the one ``--lang`` names.
 
 uv is the one on PATH, else one that pip installs for this run alone into a temporary folder.
 uv does not read pip's configuration, and the index pip is set up with (pip.conf files and PIP_*
@@ -34,6 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lab.text.language import LANGUAGES, chosen
 from lab.text.messages import words_of
 
 INSTALL_SECONDS = 900  # one install on a slow network; a hung one ends here and pip takes over
@@ -71,9 +73,9 @@ class CannotUseUv(Exception):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lab.install", description=__doc__.splitlines()[0])
     parser.add_argument("venv", type=Path)
-    parser.add_argument("--lang", default="en")
+    parser.add_argument("--lang", choices=LANGUAGES)
     arguments = parser.parse_args(argv)
-    words = words_of("install", arguments.lang)
+    words = words_of("install", arguments.lang or chosen())
     try:
         with_uv(arguments.venv, sys.executable)
     except CannotUseUv as why:

@@ -1,5 +1,5 @@
 """One frozen Settings per command: what it was asked, made once from its arguments, the
-environment (LAB_LANG) and the learner's stored settings (.lab/language).
+environment (LAB_LANG, the locale) and the learner's stored settings (.lab/language).
 
 Every verb of lab/commands/ gets the same Settings and passes its values down unchanged, so the
 language, the time limit, the budget and the implementation are each decided in one place.
@@ -12,13 +12,14 @@ from pathlib import Path
 from lab.model.course import LAB_ROOT
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import UsageError
-from lab.text.language import chosen
+from lab.text.language import chosen, guessed
 from lab.text.messages import say
 
 
 @dataclass(frozen=True)
 class Settings:
-    lang: str  # --lang, else LAB_LANG, else the language `make language` stored, else en
+    lang: str  # --lang, else LAB_LANG, else the language `make language` stored, else the locale's
+    guessed: bool = False  # lang is the locale's, for want of a choice: the command says how to make one
     root: Path = LAB_ROOT  # the checkout whose steps/ and .lab/ the learner's verbs read
     time_limit: float = TIME_LIMIT
     budget: float | None = None  # seconds, for the verbs that have one
@@ -29,11 +30,13 @@ class Settings:
     @classmethod
     def of(cls, arguments, root=LAB_ROOT):
         """The Settings of a parsed command line: a verb's missing option takes its default."""
-        lang = getattr(arguments, "lang", None) or chosen(root)
+        typed = getattr(arguments, "lang", None)
+        lang = typed or chosen(root)
         impl = getattr(arguments, "impl", None)
         out = getattr(arguments, "out", None)
         return cls(
             lang=lang,
+            guessed=not typed and guessed(root),
             root=Path(root),
             time_limit=float(getattr(arguments, "time_limit", TIME_LIMIT)),
             budget=getattr(arguments, "budget", None),

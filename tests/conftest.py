@@ -1,5 +1,6 @@
 """Shared, expensive runs of the checker, made once per test session."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,6 +73,15 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # Until a language is chosen the lab speaks the locale's, and every command says so in its first
+    # line (lab/text/language.py). The suite's commands, in this process and in every child, run in
+    # English and under a neutral locale whatever the machine's (CI may run under LANG=ja_JP.UTF-8):
+    # a test of a language names it (--lang, LAB_LANG), and a test of the locale rule sets its own
+    # (tests/test_language_setting.py).
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        os.environ.pop(name, None)
+    os.environ["LANG"] = "C.UTF-8"
+    os.environ["LAB_LANG"] = "en"
     # The two tiers: `pytest -m fast` in about a minute, `pytest -m e2e` for what runs the lab whole.
     config.addinivalue_line("markers", "fast: a test of the lab's parts (every test not marked e2e; marked here)")
     config.addinivalue_line(

@@ -40,6 +40,10 @@ MODULES = (
     "dev",
 )
 VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.commands.{name}") for name in MODULES)}
+# A command whose language is the locale's, for want of a choice, says so in its first line (on
+# stderr: its output stays what it was), with the commands that settle it; the verb that settles
+# it says so itself.
+CHOOSING = ("language",)
 
 
 def build_parser(lang="en", only=None):
@@ -70,6 +74,8 @@ def main(argv=None, root=LAB_ROOT):
         arguments = build_parser(lang, argv[0] if argv and argv[0] in VERBS else None).parse_args(argv)
         settings = Settings.of(arguments, root)
         lang = settings.lang
+        if settings.guessed and arguments.verb not in CHOOSING:
+            print(say("learner.language_from_locale", lang), file=sys.stderr)
         return VERBS[arguments.verb].run(arguments, settings)
     except UsageError as error:
         print(error, file=sys.stderr)

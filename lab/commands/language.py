@@ -21,7 +21,8 @@ def run(arguments, settings):
     if choice not in LANGUAGES:
         if choice:
             raise UsageError(words_of("learner", settings.lang)("language_usage", choice=choice))
-        print(words_of("learner", settings.lang)("language_now"))
+        # Nothing chosen yet: the locale's language, and the two commands that settle it.
+        print(words_of("learner", settings.lang)("language_from_locale" if settings.guessed else "language_now"))
         return ExitStatus.ALL_PASS
     remember(choice, settings.root)
     print(words_of("learner", choice)("language_set"))

@@ -1,6 +1,6 @@
 """The exceptions through which a check reports what the code under test did."""
 
-from lab.model.results import Text, Words
+from lab.model.results import Text, Words, has_text, shown
 
 
 class CallRaised(Exception):
@@ -50,5 +50,12 @@ class LearnerProcessLost(BaseException):
 
 
 def message_of(error):
-    """What an exception says: its facts when it was raised with them, else its text."""
-    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Text) else str(error)
+    """What an exception says: its facts when it was raised with them, else its text. Arguments
+    that hold facts inside a tuple, a list or a dict are shown as Python would show them, the
+    facts worded (``AssertionError((True, Phrase(...)))``), never with a repr of the facts."""
+    arguments = error.args
+    if len(arguments) == 1 and isinstance(arguments[0], Text):
+        return arguments[0]
+    if type(error).__str__ is BaseException.__str__ and any(map(has_text, arguments)):
+        return shown(arguments[0]) if len(arguments) == 1 else shown(arguments)
+    return str(error)

@@ -10,6 +10,12 @@ a check's own phrase in every language (``Phrase``), the repr of a worded value 
 their concatenation (``Joined``); the values are plain strings and numbers (a call as written, a
 repr, a file name) that read the same in every language. The child sends them as JSON
 (``as_json``), the cache keeps them, and only ``worded(message, lang)`` chooses a language.
+
+A value that holds facts inside a tuple, a list, a set or a dict (a check's got value
+``(True, Phrase(...))``) is never written as its Python repr, which would put ``Phrase({'en': …})``
+on the learner's screen: ``shown(value)`` writes the container's repr around its facts, each worded
+and quoted as ``Quoted`` words one. Words, Joined and checks/support.py's explain() take every
+value through it.
 """
 
 from dataclasses import asdict, dataclass, field
@@ -159,6 +165,7 @@ class Joined(Text):
     """Parts said one after the other (a sequence of calls, a message and where it raised)."""
 
     def __init__(self, *parts):
+        parts = map(_carried, parts)
         self.parts = tuple(part for whole in parts for part in (whole.parts if isinstance(whole, Joined) else (whole,)))
 
     @classmethod
@@ -174,7 +181,67 @@ class Joined(Text):
 
 
 def _carried(value):
-    return value if isinstance(value, Text | str | int | float | None) else str(value)
+    """A value as a message carries it: facts, a string or a number as they are; a value that holds
+    facts as shown(); anything else as its text (a row, a path)."""
+    if isinstance(value, Text | str | int | float | None):
+        return value
+    return shown(value) if has_text(value) else str(value)
+
+
+# The containers whose repr shown() writes around the facts inside them: (opening, closing).
+_CONTAINERS = {tuple: ("(", ")"), list: ("[", "]"), set: ("{", "}"), frozenset: ("frozenset({", "})"), dict: ("{", "}")}
+
+
+def has_text(value):
+    """The value is facts, or holds some inside its tuples, lists, sets or dicts."""
+    if isinstance(value, Text):
+        return True
+    if type(value) is dict:
+        return any(has_text(key) or has_text(item) for key, item in value.items())
+    return type(value) in _CONTAINERS and any(has_text(item) for item in value)
+
+
+def shown(value):
+    """The repr of a value, as facts: each Text inside it, at any depth of tuples, lists, sets and
+    dicts, is worded in the reader's language and quoted (as Quoted words a whole value), never
+    written as its Python repr. A value without facts is its repr, a plain string."""
+    if isinstance(value, Text):
+        return Quoted(value)
+    if not has_text(value):
+        return repr(value)
+    pieces = []
+    _pieces(value, pieces)
+    merged = []  # neighbouring strings as one: the JSON the child sends stays short
+    for piece in pieces:
+        if merged and isinstance(piece, str) and isinstance(merged[-1], str):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    return Joined(*merged)
+
+
+def _pieces(value, pieces):
+    if isinstance(value, Text):
+        pieces.append(Quoted(value))
+        return
+    if not has_text(value):
+        pieces.append(repr(value))
+        return
+    opening, closing = _CONTAINERS[type(value)]
+    pieces.append(opening)
+    items = list(value.items()) if type(value) is dict else list(value)
+    for at, item in enumerate(items):
+        if at:
+            pieces.append(", ")
+        if type(value) is dict:
+            _pieces(item[0], pieces)
+            pieces.append(": ")
+            _pieces(item[1], pieces)
+        else:
+            _pieces(item, pieces)
+    if type(value) is tuple and len(items) == 1:
+        pieces.append(",")
+    pieces.append(closing)
 
 
 def worded(value, lang):

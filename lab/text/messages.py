@@ -34,7 +34,7 @@ CATALOGUE = {path.stem: _load(path) for path in sorted(TEXTS.glob("??.toml"))}
 
 def say(key, lang="en", **values):
     """The text of key in lang (English for a language the lab has no text in), filled in; a make
-    command in it carries LAB_LANG when lang is not the language this checkout remembers."""
+    command in it carries LAB_LANG when lang is not the language this checkout speaks without it."""
     return typed(CATALOGUE.get(lang, CATALOGUE["en"])[key].format(**values), lang)
 
 
