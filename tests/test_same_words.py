@@ -53,3 +53,56 @@ def test_a_failing_implementation_gets_a_byte_identical_report_beside_cpu_hogs()
     assert b"test_step_7_random_calls_from_arbitrary_tables_keep_the_contract" in quiet.stdout
     assert quiet.stdout.count(b"called:   the table:") == 4  # the failing sequences of steps 4-7
     assert loaded.stdout == quiet.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# A legal race does not reach the words: claim_many's winner is any of its owners (C8.2), so a
+# generated sequence whose later calls or whose words followed the winner would say one thing on
+# one run and another on the next (a run in parts once showed another counterexample of step 8).
+
+sys.path.insert(0, str(LAB_ROOT / "checks"))
+import sequences  # noqa: E402 - the checks' own folder, put on the path just above
+from hypothesis import example, given, settings  # noqa: E402
+
+from lab.model.implementation import assemble, read  # noqa: E402
+from lab.model.mutants import SOLUTIONS_DIR  # noqa: E402
+
+
+def _reference(winner_last):
+    """The reference, its claim_many's claims made one after the other, the first or the last
+    owner's first: each a winner the contract allows."""
+    module = {"__name__": "reference"}
+    exec(compile(assemble(read(SOLUTIONS_DIR, label="solutions")), "reference", "exec"), module)
+
+    def claim_many(path, job_id, owners, now, ttl):
+        order = list(reversed(range(len(owners)))) if winner_last else list(range(len(owners)))
+        answers = [None] * len(owners)
+        for index in order:
+            answers[index] = module["claim"](path, job_id, owners[index], now, ttl)
+        return answers
+
+    module["claim_many"] = claim_many
+    return type("Lease", (), {name: staticmethod(f) for name, f in module.items() if callable(f)})
+
+
+def _words(lease, path, rows, script):
+    sequence = sequences.Sequence(lease, str(path), rows)
+    try:
+        sequence.run(script)
+    except Exception as error:  # noqa: BLE001 - a refusal's words are words too
+        return [*map(str, sequence.history), repr(error)]
+    return list(map(str, sequence.history))
+
+
+@settings(max_examples=60, derandomize=True, database=None, deadline=None)
+@example(rows=sequences.COVERING_TABLE, script=sequences.COVERING["claim_many"])
+@given(
+    rows=sequences.TABLES,
+    script=sequences.calls([step.function for step in sequences.load_course()] + ["update"], "claim_many"),
+)
+def test_a_generated_sequence_says_the_same_whichever_owner_claim_many_lets_win(tmp_path_factory, rows, script):
+    first, last = _reference(winner_last=False), _reference(winner_last=True)
+    folder = tmp_path_factory.mktemp("winners")
+    first.init_db(str(folder / "first.db"))
+    last.init_db(str(folder / "last.db"))
+    assert _words(first, folder / "first.db", rows, script) == _words(last, folder / "last.db", rows, script)
