@@ -5,6 +5,7 @@ committed file is the generated one. And check.yml's summary survives a missing 
 import subprocess
 import sys
 
+import pytest
 from learner_folders import make_learner
 
 from lab.grading import autograding
@@ -65,3 +66,43 @@ def test_a_step_s_credit_command_fails_only_the_step_whose_function_is_broken(tm
     four, five = credit(4), credit(5)
     assert four.returncode == ExitStatus.SOME_FAIL and "C4.5" in four.stdout, four.stdout + four.stderr
     assert five.returncode == ExitStatus.ALL_PASS and "Step 4" not in five.stdout, five.stdout + five.stderr
+
+
+# An honest mistake that stops a file from loading costs its own step, as a logic bug does: the
+# reference stands in for the broken function in every later step's credit.
+MISTAKES = {
+    "a colon missing in step 4": (
+        "04-claim",
+        "def claim(path, job_id, owner, now, ttl):",
+        "def claim(path, job_id, owner, now, ttl)",
+        4,
+    ),
+    "a typo in an import of step 2": (
+        "02-enqueue",
+        "from contextlib import closing",
+        "from contextlib import closin",
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_a_file_that_does_not_load_costs_its_own_step_and_no_later_one(tmp_path, mistake):
+    folder, before, after, broken = MISTAKES[mistake]
+    steps = make_learner(tmp_path / "mistake", "complete", checkout=False)
+    step_file = steps / folder / "step.py"
+    text = step_file.read_text(encoding="utf-8")
+    assert before in text
+    step_file.write_text(text.replace(before, after), encoding="utf-8")
+
+    def credit(step):
+        command = ["check", str(step), "--credit", "--no-mutants", "--impl", str(steps)]
+        return subprocess.run(
+            [sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+        )
+
+    own = credit(broken)
+    assert own.returncode == ExitStatus.SOME_FAIL and "step.py" in own.stdout, own.stdout + own.stderr
+    for later in (broken + 1, load_course()[-1].number):
+        done = credit(later)
+        assert done.returncode == ExitStatus.ALL_PASS, (later, done.stdout + done.stderr)

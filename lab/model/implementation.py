@@ -105,11 +105,12 @@ def load(implementation, module_name="lease", lang="en", known=None):
     A file that does not compile or raises while it runs marks the steps it serves; the files
     after it still load, so that a broken step 5 does not hide a working step 4. `known` maps a
     step to a problem found beforehand (a file that hangs or ends the process when it runs, see
-    lab/running/probe.py): such a file is not run again.
+    lab/running/probe.py): such a file is not run again. A file that serves no step stands in for
+    the steps that went wrong before it (standing_in).
     """
     known = known or {}
     module = types.ModuleType(module_name)
-    loaded = LoadedImplementation(module)
+    loaded, stood_in = LoadedImplementation(module), set()
     for file in implementation.files:
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
@@ -123,7 +124,18 @@ def load(implementation, module_name="lease", lang="en", known=None):
                 loaded.problems[number] = problem
             elif not callable(getattr(module, function, None)):
                 loaded.problems[number] = say("defines_no", lang, file=shown, function=function)
+        if not file.steps and not problem:
+            stood_in |= standing_in(loaded.problems, {n for n, v in vars(module).items() if callable(v)})
+    for number in stood_in:
+        loaded.problems.pop(number, None)
     return loaded
+
+
+def standing_in(problems, callables):
+    """The steps of problems whose functions are callable once a file that serves no step ran: the
+    reference's, standing in for them in a credit target (lab/grading/credit.py). Such a step has
+    no problem: its file went wrong, but a check of another step that calls its function runs."""
+    return {number for number in problems if load_course()[number - 1].function in callables}
 
 
 def execute(text, filename, shown, module, lang="en"):

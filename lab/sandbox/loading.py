@@ -1,7 +1,7 @@
 """Running a learner's files in a learner process, and what went wrong per step while doing so."""
 
 from lab.model.course import load_course
-from lab.model.implementation import MAX_FILE, display_path
+from lab.model.implementation import MAX_FILE, display_path, standing_in
 from lab.sandbox.channel import REPLY_GRACE, ChannelLost, Stalled
 from lab.text.messages import say
 
@@ -10,7 +10,8 @@ def load(process, implementation, known, settings, one_by_one=False):
     """Run the implementation's files into a fresh module of process.
 
     Returns (the files that ran, the callable names, step -> problem). A file with a known
-    problem (it hangs or ends the process, found by the runner's probe) is not run again.
+    problem (it hangs or ends the process, found by the runner's probe) is not run again. A file
+    that serves no step stands in for the steps that went wrong before it (standing_in).
     one_by_one: a request per file, so that the one that hangs or ends the process is named
     (the probe); otherwise one request for all.
     """
@@ -25,7 +26,7 @@ def load(process, implementation, known, settings, one_by_one=False):
         else:
             to_run.append((file, {"filename": str(file.path), "shown": shown, "text": file.text}))
     batches = [[item] for item in to_run] if one_by_one else [to_run]
-    callables = set()
+    callables, stood_in = set(), set()
     for index, batch in enumerate(batches):
         try:
             reply = process.ask(
@@ -45,6 +46,10 @@ def load(process, implementation, known, settings, one_by_one=False):
                     problems[number] = problem
                 elif function not in callables:
                     problems[number] = say("defines_no", lang, file=request["shown"], function=function)
+            if not file.steps and not problem:
+                stood_in |= standing_in(problems, callables)
+    for number in stood_in:
+        problems.pop(number, None)
     return [request for _, request in to_run], callables, problems
 
 
