@@ -122,7 +122,7 @@ def test_a_remembered_choice_or_lab_lang_wins_over_the_locale_in_python_and_in_m
 
 
 @pytest.mark.parametrize("locale, lang", [("ja_JP.UTF-8", "ja"), ("C.UTF-8", "en")])
-def test_a_command_that_follows_the_locale_says_so_in_its_first_line_until_a_language_is_chosen(
+def test_the_first_command_that_follows_the_locale_says_so_once_in_its_first_line(
     checkout, monkeypatch, capsys, locale, lang
 ):
     monkeypatch.setenv("LANG", locale)
@@ -132,6 +132,9 @@ def test_a_command_that_follows_the_locale_says_so_in_its_first_line_until_a_lan
     said = capsys.readouterr()
     assert said.err == note + "\n"  # the one line, in the locale's language
     assert said.out.strip() == say("learner.no_backup", lang, n=1, folder=".lab/backups/01-init-db")
+    commands.main(["backups", "1"], root=checkout)  # said once: the next command speaks the same, silently
+    said = capsys.readouterr()
+    assert said.err == "" and said.out.strip() == say("learner.no_backup", lang, n=1, folder=".lab/backups/01-init-db")
     assert commands.main(["language"], root=checkout) == 0  # make language, with no word: the same line
     assert capsys.readouterr() == (note + "\n", "")
     for chosen in (["--lang", lang], ["--lang", "en"]):  # a language named: no line about it

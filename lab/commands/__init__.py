@@ -14,7 +14,7 @@ from lab.commands.parser import ROOT, OneLineParser, typed_language
 from lab.model.course import LAB_ROOT, CourseFormatError, load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
-from lab.text.language import chosen
+from lab.text.language import chosen, first_note
 from lab.text.messages import say
 
 MODULES = (
@@ -40,9 +40,9 @@ MODULES = (
     "dev",
 )
 VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.commands.{name}") for name in MODULES)}
-# A command whose language is the locale's, for want of a choice, says so in its first line (on
-# stderr: its output stays what it was), with the commands that settle it; the verb that settles
-# it says so itself.
+# The first command whose language is the locale's, for want of a choice, says so in its first
+# line (on stderr: its output stays what it was), once, with the commands that settle it; the verb
+# that settles it says so itself whenever it is asked.
 CHOOSING = ("language",)
 
 
@@ -74,7 +74,7 @@ def main(argv=None, root=LAB_ROOT):
         arguments = build_parser(lang, argv[0] if argv and argv[0] in VERBS else None).parse_args(argv)
         settings = Settings.of(arguments, root)
         lang = settings.lang
-        if settings.guessed and arguments.verb not in CHOOSING:
+        if settings.guessed and arguments.verb not in CHOOSING and first_note(settings.root):
             print(say("learner.language_from_locale", lang), file=sys.stderr)
         return VERBS[arguments.verb].run(arguments, settings)
     except UsageError as error:

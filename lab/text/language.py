@@ -4,8 +4,9 @@ remembers; LAB_LANG overrides either for one command.
 `make language ja` (``python -m lab language ja``) stores the choice in `.lab/language`; every
 command of the lab and every verb of ``python -m lab`` then speaks it. Until a choice is stored,
 the language is the locale's (``from_locale``): a learner whose machine speaks Japanese reads
-Japanese from the first run, and each command's first line says so, with the two commands that
-settle it (``make language ja``, ``make language en``), until one of them is run. The Makefile
+Japanese from the first run, and the first command's first line says so, once, with the two
+commands that settle it (``make language ja``, ``make language en``); ``make language`` with no
+word says it again. The Makefile
 words its own lines (`make help`, the set-up line before Python is there) by the same rule, in
 make (tests/test_language_setting.py holds the two to one table of locales).
 
@@ -22,6 +23,7 @@ from pathlib import Path
 LANGUAGES = ("en", "ja")
 ROOT = Path(__file__).resolve().parent.parent.parent
 SETTING = Path(".lab") / "language"
+NOTED = Path(".lab") / "language-noted"  # the note on the locale's language was shown once
 # The variables that name the locale of messages, in the order POSIX reads them: the first that is
 # set and not empty decides. A value names Japanese when its language part is ja (ja, ja_JP.UTF-8,
 # ja.UTF-8, ja_JP@…); C, POSIX, unset and every other language read English.
@@ -68,6 +70,20 @@ def guessed(root=None):
     """Whether a command run without --lang speaks the locale's language, for want of a choice:
     no LAB_LANG, and nothing remembered."""
     return _for_one_command() is None and remembered(root) is None
+
+
+def first_note(root=None):
+    """Whether the note on the locale's language is due: only the first time a command follows the
+    locale in this checkout (or every time, where the checkout cannot be written)."""
+    path = Path(root or ROOT) / NOTED
+    if path.exists():
+        return False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    except OSError:
+        pass
+    return True
 
 
 def remember(lang, root=None):
