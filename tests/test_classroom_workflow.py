@@ -2,6 +2,7 @@
 autograding test per step worth its points, the score reported by Classroom's own reporter; the
 committed file is the generated one. And check.yml's summary survives a missing results file."""
 
+import shutil
 import subprocess
 import sys
 
@@ -9,8 +10,9 @@ import pytest
 from learner_folders import make_learner
 
 from lab.grading import autograding
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, PARTS, load_course
 from lab.model.status import ExitStatus
+from lab.text.messages import say
 
 TEXT = autograding.workflow(load_course())
 
@@ -106,3 +108,31 @@ def test_a_file_that_does_not_load_costs_its_own_step_and_no_later_one(tmp_path,
     for later in (broken + 1, load_course()[-1].number):
         done = credit(later)
         assert done.returncode == ExitStatus.ALL_PASS, (later, done.stdout + done.stderr)
+
+
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_repository_without_one_of_the_labs_folders_is_told_which_and_why(tmp_path, part, lang):
+    """A learner repository made from the template without solutions/ scored 0 on every step
+    ("no such folder"), and without mutants/ "0 of 0 checks pass": now the lab says it is broken,
+    names the folder and what it is for, and grades nothing."""
+    root = tmp_path / "lab"
+    for kept in ("lab", *PARTS, "steps"):
+        if kept != part:
+            shutil.copytree(LAB_ROOT / kept, root / kept, ignore=shutil.ignore_patterns("__pycache__", ".lab"))
+    shutil.copy(LAB_ROOT / "course.toml", root)
+    command = ["check", "5", "--credit", "--no-mutants", "--lang", lang]
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", *command], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    error = say("missing_part", lang, folder=part, why=say(f"part_{part}", lang))
+    assert done.returncode == ExitStatus.LAB_BROKEN and done.stderr.strip() == say("lab_broken", lang, error=error)
+    assert f"{part}/" in done.stderr and "Traceback" not in done.stderr and done.stdout == ""
+    hint = subprocess.run(
+        [sys.executable, "-m", "lab", "hint", "5", "--lang", lang],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert hint.returncode == ExitStatus.ALL_PASS, hint.stderr  # a verb that needs none of them still works

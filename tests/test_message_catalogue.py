@@ -54,9 +54,10 @@ def sources():
 # status in the mutation report (lab/mutation/text.py, html.py), the racers of a check
 # (checks/support.py: "checks.racing_" + threads or processes) and a step's first failing check in
 # progress (lab/learner/progress.py: "status_" + its status), an option's help (lab/commands/parser.py:
-# "options." + the command path + the option; tests/test_docs.py finds each one used).
+# "options." + the command path + the option; tests/test_docs.py finds each one used), what one of
+# the lab's own folders is for (lab/commands/__init__.py: "part_" + the folder).
 SAID_THROUGH_A_VALUE = re.compile(
-    r"^(refused_\w+|channel_\w+|class\.(passed|not_implemented|failed|timeout|crashed|error)"
+    r"^(refused_\w+|channel_\w+|part_(checks|solutions|mutants)|class\.(passed|not_implemented|failed|timeout|crashed|error)"
     r"|mutation\.(status_(killed|timeout|survived|equivalent|no_tests|not_checked)|origin_(mutmut|pre-built)"
     r"|check_(failed|error|timeout|crashed))|checks\.racing_(threads|processes)|learner\.status_\w+"
     r"|verbs\.[\w-]+|options\.[\w.-]+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from lab.commands.parser import ROOT, OneLineParser, typed_language
-from lab.model.course import LAB_ROOT, CourseFormatError, load_course
+from lab.model.course import LAB_ROOT, CourseFormatError, load_course, missing_parts
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
 from lab.text.language import chosen, first_note
@@ -44,6 +44,9 @@ VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.comman
 # line (on stderr: its output stays what it was), once, with the commands that settle it; the verb
 # that settles it says so itself whenever it is asked.
 CHOOSING = ("language",)
+# The verbs that read neither the checks, nor the reference, nor the mutants: they work in a lab
+# that misses one of its folders (every other verb says which, and why it is needed).
+WITHOUT_PARTS = ("language", "hint", "backups", "reset", "restore")
 
 
 def build_parser(lang="en", only=None):
@@ -67,6 +70,11 @@ def main(argv=None, root=LAB_ROOT):
         load_course()
     except CourseFormatError as error:
         print(say("lab_broken", lang, error=error), file=sys.stderr)
+        return ExitStatus.LAB_BROKEN
+    if argv and argv[0] not in WITHOUT_PARTS and (missing := missing_parts()):
+        for part in missing:
+            error = say("missing_part", lang, folder=part, why=say(f"part_{part}", lang))
+            print(say("lab_broken", lang, error=error), file=sys.stderr)
         return ExitStatus.LAB_BROKEN
     from lab.settings import Settings
 

@@ -23,6 +23,16 @@ class CourseFormatError(Exception):
     """course.toml is written in a format this lab does not read: the lab itself is broken."""
 
 
+# The lab's own folders a command needs beside course.toml, each a catalogue key that says why:
+# a learner's repository made from the template without one of them is told which and why.
+PARTS = ("checks", "solutions", "mutants")
+
+
+def missing_parts(root=LAB_ROOT):
+    """The lab's own folders that are not there (a folder each, in PARTS' order)."""
+    return [part for part in PARTS if not (root / part).is_dir()]
+
+
 @dataclass(frozen=True)
 class Step:
     number: int
