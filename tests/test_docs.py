@@ -7,13 +7,16 @@ import re
 import subprocess
 import sys
 import unicodedata
+from pathlib import Path
 
 import pytest
 
+from lab import commands
 from lab.commands import VERBS, build_parser
 from lab.model.course import LAB_ROOT
+from lab.model.status import ExitStatus
 from lab.text.language import LANGUAGES
-from lab.text.messages import CATALOGUE
+from lab.text.messages import CATALOGUE, say
 
 README = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
@@ -141,3 +144,29 @@ def test_japanese_help_is_wrapped_by_the_columns_it_takes_on_screen(verb, capsys
 
 def wrapped_width(line):
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+class _Tap:
+    """A new report format, registered with no words in the catalogue."""
+
+    OPTION, CLASS_FILE = "--tap", None
+
+    @staticmethod
+    def write(outcome, path):
+        Path(path).write_text("TAP version 14\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_report_format_without_its_words_is_a_clear_line_and_a_dev_check_problem(monkeypatch, capsys, lang):
+    from lab import reporters
+
+    monkeypatch.setattr(reporters, "FILES", (*reporters.FILES, _Tap))
+    status = commands.main(["check", "1", "--lang", lang, "--help"])
+    said = capsys.readouterr()
+    missing = say("missing_text", lang, text="options.check.tap", file=f"lab/text/{lang}.toml")
+    assert status == ExitStatus.LAB_BROKEN and said.err.strip() == say("lab_broken", lang, error=missing)
+    assert "Traceback" not in said.err and said.out == ""
+    assert commands.main(["dev", "check", "--no-run", "--lang", lang]) == ExitStatus.LAB_BROKEN
+    said = capsys.readouterr().out
+    for each in ("en", "ja"):
+        assert say("missing_text", each, text="options.check.tap", file=f"lab/text/{each}.toml") in said

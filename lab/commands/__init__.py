@@ -97,7 +97,11 @@ def main(argv=None, root=LAB_ROOT):
 
 # The errors that say the lab itself is broken, by module; only the verbs that run checks or read
 # mutants import those modules, so an error of a module not imported cannot be one of them.
-LAB_BROKEN = {"lab.running.runner": "LabBroken", "lab.model.mutants": "MutantError"}
+LAB_BROKEN = {
+    "lab.running.runner": "LabBroken",
+    "lab.model.mutants": "MutantError",
+    "lab.commands.parser": "MissingText",
+}
 
 
 def _lab_broken(error):

@@ -64,7 +64,7 @@ def _check(arguments, settings):
     from lab.dev import tree
     from lab.model.status import ExitStatus
 
-    found = tree.problems(settings.root)
+    found = [*tree.problems(settings.root), *_missing_words()]
     if not found and not arguments.no_run:
         from lab.dev import runs
 
@@ -75,3 +75,19 @@ def _check(arguments, settings):
         + ("" if arguments.no_run else "; stubs fail, the reference passes, every mutant is caught")
     )
     return ExitStatus.LAB_BROKEN if found else ExitStatus.ALL_PASS
+
+
+def _missing_words():
+    """The first option of the command tree, in each language, that has no help in the catalogue
+    (a new report format's, for one): what building the parser would stop at."""
+    from lab.commands import build_parser
+    from lab.commands.parser import MissingText
+    from lab.text.language import LANGUAGES
+
+    found = []
+    for lang in LANGUAGES:
+        try:
+            build_parser(lang)
+        except MissingText as missing:
+            found.append(str(missing))
+    return found

@@ -36,6 +36,11 @@ MISTAKES = (
 )
 
 
+class MissingText(LookupError):
+    """An option, or a report format's option, has no help in the catalogue: the lab is broken (a
+    new option's words go in every language's file), said in one line, never as a traceback."""
+
+
 class OneLineParser(argparse.ArgumentParser):
     """One verb's parser (or the root's, or a verb's own sub-verb) in the language `lang`."""
 
@@ -58,7 +63,8 @@ class OneLineParser(argparse.ArgumentParser):
             if key in catalogue:
                 self.texts_used.append(key)
                 return say(key, self.lang, **values)
-        raise KeyError(f"no text options.{'.'.join(self.path)}.{name} in the catalogue (lab/text/en.toml)")
+        key = ".".join(("options", *self.path, name))
+        raise MissingText(say("missing_text", self.lang, text=key, file=f"lab/text/{self.lang}.toml"))
 
     def add_argument(self, *names, **keywords):
         """An argument whose help is the catalogue's (argparse.SUPPRESS hides it, as usual)."""
