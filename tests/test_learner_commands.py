@@ -48,14 +48,25 @@ def lab(root, *argv, capsys):
     return status, out, err
 
 
+def _questions(step, lang):
+    """(clause, its number of questions, the question's number, the question), clause by clause."""
+    return [
+        (clause, len(step.questions(clause, lang)), index, question)
+        for clause in step.hints
+        for index, question in enumerate(step.questions(clause, lang), start=1)
+    ]
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_hint_gives_one_unseen_question_at_a_time_then_stays_on_the_last(checkout, capsys, lang):
-    questions = STEP4.hints[lang]
+    # The questions come clause by clause, in the contract's order.
+    questions = _questions(STEP4, lang)
     shown = [lab(checkout, "hint", "4", "--lang", lang, capsys=capsys)[1] for _ in range(len(questions) + 1)]
-    for index, out in enumerate(shown[: len(questions)]):
-        assert questions[index] in out
-        assert all(q not in out for q in questions if q != questions[index])
-    assert questions[-1] in shown[-1]
+    for (clause, count, index, question), out in zip(questions, shown):
+        title = STEP4.title[lang]
+        assert out.splitlines()[0] == say("hint", lang, n=4, title=title, clause=clause, index=index, count=count)
+        assert question in out and all(q not in out for *_, q in questions if q != question)
+    assert questions[-1][-1] in shown[-1]
     assert say("hint_last", lang, n=4) in shown[-1]
     assert (checkout / ".lab" / "hints.json").is_file()
 
@@ -73,7 +84,8 @@ def test_a_removed_contract_costs_the_report_its_clause_texts_never_a_traceback(
 
 def test_hint_all_lists_every_question_and_remembers_nothing(checkout, capsys):
     status, out, _ = lab(checkout, "hint", "4", "--all", capsys=capsys)
-    assert status == 0 and all(q in out for q in STEP4.hints["en"])
+    assert status == 0 and all(question in out for *_, question in _questions(STEP4, "en"))
+    assert all(f"\n  {clause}\n" in out for clause in STEP4.clauses())
     assert not (checkout / ".lab" / "hints.json").exists()
 
 
@@ -371,7 +383,7 @@ def test_python_m_lab_hint_prints_in_japanese(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0 and COURSE[0].hints["ja"][0] in done.stdout
+    assert done.returncode == 0 and COURSE[0].questions("C1.1", "ja")[0] in done.stdout
 
 
 def test_progress_reuses_the_checks_a_check_step_ran_and_runs_those_an_edit_reaches(checkout, capsys):
