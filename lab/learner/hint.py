@@ -1,11 +1,14 @@
 """`make hint N`: the next question of step N that the learner has not seen yet, one at a time.
 
-course.toml gives each clause of the step's contract its own questions, more specific each; the
-hint goes through the clauses in the contract's order. Reading the questions one by one leaves
-room to think before the next. What was seen is remembered per step and clause in
+course.toml gives each clause of the step's contract its own questions, more specific each. The
+hint starts with the clause that the learner's last check of the step found failing, and says
+which (read from what that check recorded, lab/learner/verdicts.py: nothing runs here); with no
+failure recorded it goes through the clauses in the contract's order. Reading the questions one
+by one leaves room to think before the next. What was seen is remembered per step and clause in
 `.lab/hints.json`.
 """
 
+from lab.learner.verdicts import last_failing
 from lab.text.messages import words_of
 
 SEEN_FILE = "hints.json"
@@ -19,22 +22,27 @@ def hint(step, store, lang="en", show_all=False):
         return [words("hint_none", n=step.number)]
     if show_all:
         return _every_question(step, asked, lang, words)
+    failed, same_code = last_failing(store, step.number)
+    failing = next((clause for clause in failed if clause in asked), None)
     seen = store.read(SEEN_FILE)
     mine = seen.get(str(step.number))
     mine = mine if isinstance(mine, dict) else {}  # a count of an older lab's one list per step starts again
-    clause = _in_order(step, asked, mine, lang)
+    clause = failing or _in_order(step, asked, mine, lang)
     questions = step.questions(clause, lang)
     index = min(_count(mine, clause) + 1, len(questions))
     mine[clause] = index
     seen[str(step.number)] = mine
     store.write(SEEN_FILE, seen)
+    key = "hint" if failing is None else "hint_failing" if same_code else "hint_failed"
     lines = [
-        words("hint", n=step.number, title=step.title[lang], clause=clause, index=index, count=len(questions)),
+        words(key, n=step.number, title=step.title[lang], clause=clause, index=index, count=len(questions)),
         f"  {questions[index - 1]}",
     ]
-    if index < len(questions) or clause != asked[-1]:
+    if index < len(questions) or (failing is None and clause != asked[-1]):
         return [*lines, words("hint_more", n=step.number)]
-    return [*lines, words("hint_last", n=step.number)]
+    if failing is None:
+        return [*lines, words("hint_last", n=step.number)]
+    return [*lines, words("hint_last_clause", n=step.number, clause=clause)]
 
 
 def _in_order(step, asked, mine, lang):

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from lab.model.course import load_course
+from lab.model.failing import failing_clauses
 from lab.model.results import CheckStatus, PredictionStatus
 from lab.reporters.diff import marked
 from lab.reporters.yours import differences
@@ -337,7 +338,9 @@ def _render_summary(console, words, outcome, lang, named, seen, closing):
             results = outcome.step_results(number)
             passed = sum(r.status == CheckStatus.PASSED for r in results)
             console.print(f"[red]✘ {escape(words('fails', n=number, passed=passed, count=len(results)))}[/]")
-        console.print(f"[bold]{escape(words('next', n=failing[0]))}[/]")
+        clause = next(iter(failing_clauses(outcome.results, failing[0])), None)
+        line = words("next_clause", n=failing[0], clause=clause) if clause else words("next", n=failing[0])
+        console.print(f"[bold]{escape(line)}[/]")
     if outcome.lab_problems or any(v.survived for v in outcome.verdicts):
         console.print(f"\n[red bold]{escape(words('lab_broken'))}[/]")
         for problem in outcome.lab_problems:
