@@ -101,7 +101,7 @@ def test_nothing_before_the_compare_phase_reveals_a_change_or_its_reason(number,
             assert all(check not in text for check in verdict.mutant.caught_by)
         labels = [f"{number}-{chr(ord('a') + i)} " for i in range(len(outcome.verdicts))]
         assert all(label in text for label in labels)  # each mutant by its neutral label
-        assert "SHOW=all" in text
+        assert "SHOW=all" not in text  # for instructors (README), not offered to the learner
 
 
 def files_written(outcome, folder):

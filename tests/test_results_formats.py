@@ -71,6 +71,7 @@ def phases(tmp_path_factory):
 def test_before_the_compare_phase_no_file_holds_a_mutants_id_or_what_catches_it(phases):
     (done, files), _ = phases
     assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
+    assert "SHOW=all" not in done.stdout + done.stderr  # for instructors, never offered on a failing run
     every_id = [mutant.id for mutant in load_mutants()]
     for name, text in files.items():
         assert not [i for i in every_id if i in text], name
