@@ -24,12 +24,21 @@ def test_the_manifest_lists_the_steps_in_the_folders_order():
 
 
 @pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
-def test_every_step_has_titles_and_escalating_hints_in_both_languages(step):
+def test_every_step_has_titles_in_both_languages(step):
     for lang in LANGUAGES:
         assert step.title[lang].strip() and step.builds[lang].strip()
-        assert len(step.hints[lang]) >= 2
-        assert all(hint.rstrip().endswith(("?", "？", "か。", "ょう。")) for hint in step.hints[lang]), step.hints[lang]
-    assert len(step.hints["en"]) == len(step.hints["ja"])
+
+
+@pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)
+def test_every_clause_of_every_step_has_one_to_three_questions_in_both_languages(step):
+    assert list(step.hints) == list(step.clauses())  # one entry per clause, in the contract's order
+    for clause in step.clauses():
+        english, japanese = step.questions(clause, "en"), step.questions(clause, "ja")
+        assert 1 <= len(english) == len(japanese) <= 3, clause
+        assert all(question.endswith("?") for question in english), english
+        assert all(question.endswith(("か。", "ょう。")) for question in japanese), japanese
+        # Japanese punctuation: a comma or a full stop in Latin letters only inside code
+        assert not [q for q in japanese if re.search(r"[,.] ", re.sub(r"`[^`]*`", "", q))], japanese
 
 
 @pytest.mark.parametrize("step", COURSE, ids=lambda s: s.dir)

@@ -62,6 +62,22 @@ def test_dev_check_names_a_clause_without_a_check_or_a_mutant_and_a_folder_the_m
         "solutions/42-stray: a step folder course.toml does not list",
         "C2.9: no check names it (@pytest.mark.clause)",
         "C2.9: no mutant breaks it, and course.toml's unmutated does not say why",
+        'C2.9: no hint in course.toml\'s hints."C2.9" for en, ja',
+    ]
+
+
+def test_dev_check_names_a_clause_without_a_hint_in_a_language_and_a_hint_of_no_clause(copy):
+    manifest = copy / "course.toml"
+    text = manifest.read_text(encoding="utf-8")
+    start = text.index('hints."C1.2".ja = [')
+    text = text[:start] + text[text.index("]\n", start) + 2 :]  # C1.2 asked in English only
+    stray = 'hints."C1.9".en = ["Which clause is this?"]\nhints."C1.9".ja = ["これはどの条項ですか。"]\n'
+    manifest.write_text(text.replace('hints."C1.3".en', stray + 'hints."C1.3".en', 1), encoding="utf-8")
+    done = lab(copy, "dev", "check", "--no-run")
+    assert done.returncode == ExitStatus.LAB_BROKEN
+    assert done.stdout.splitlines() == [
+        'C1.2: no hint in course.toml\'s hints."C1.2" for ja',
+        'hints."C1.9": course.toml asks about a clause that steps/01-init-db/CONTRACT.md does not have',
     ]
 
 
@@ -85,6 +101,7 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
         f"step {last}: no mutants/m{last}-*.toml",
         f"C{last}.1: no check names it (@pytest.mark.clause)",
         f"C{last}.1: no mutant breaks it, and course.toml's unmutated does not say why",
+        f'C{last}.1: no hint in course.toml\'s hints."C{last}.1" for en, ja',  # its slots wait for questions
     ]
     again = lab(copy, "dev", "new-step", "release-all")
     assert again.returncode == ExitStatus.USAGE and again.stderr.count("\n") == 1

@@ -13,7 +13,7 @@ import lab.grading.check as checking
 from lab import cache
 from lab.commands import main
 from lab.model.checks import checks_of
-from lab.model.course import LAB_ROOT, CourseFormatError, load_course
+from lab.model.course import FORMAT_VERSION, LAB_ROOT, CourseFormatError, load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import Result
 from lab.model.status import ExitStatus
@@ -82,8 +82,9 @@ def test_3_when_the_checks_cannot_start(monkeypatch):
 
 
 def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_path, monkeypatch, capsys):
-    (tmp_path / "course.toml").write_text("format_version = 2\n", encoding="utf-8")
-    with pytest.raises(CourseFormatError, match="format_version = 2"):
+    unknown = FORMAT_VERSION + 1
+    (tmp_path / "course.toml").write_text(f"format_version = {unknown}\n", encoding="utf-8")
+    with pytest.raises(CourseFormatError, match=f"format_version = {unknown}"):
         load_course(tmp_path)
     monkeypatch.setattr(lab_main, "load_course", lambda: load_course(tmp_path))
     assert lab_main.main(["check", "1"]) == ExitStatus.LAB_BROKEN

@@ -42,8 +42,9 @@ def _japanese_texts():
         for name in ("step.py", "prediction.py"):
             yield f"steps/{step.dir}/{name}", (LAB_ROOT / "steps" / step.dir / name).read_text(encoding="utf-8")
         yield f"course.toml step {step.number} title", step.title["ja"]
-        for index, hint in enumerate(step.hints["ja"], 1):
-            yield f"course.toml step {step.number} hint {index}", hint
+        for clause in step.hints:
+            for index, hint in enumerate(step.questions(clause, "ja"), 1):
+                yield f"course.toml {clause} hint {index}", hint
         yield f"{step.dir}/CONTRACT.ja.md", step.contract_path("ja").read_text(encoding="utf-8")
     for number, closing in enumerate(closing_questions(), 1):
         yield f"course.toml closing question {number}", closing.question["ja"]

@@ -19,8 +19,10 @@ from lab import commands
 from lab.grading.check import check, step_results
 from lab.learner import completion, watch
 from lab.model.course import LAB_ROOT, Step, closing_questions, load_course
+from lab.model.failing import failing_clauses
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
+from lab.model.results import Result
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
@@ -48,16 +50,86 @@ def lab(root, *argv, capsys):
     return status, out, err
 
 
+def _questions(step, lang):
+    """(clause, its number of questions, the question's number, the question), clause by clause."""
+    return [
+        (clause, len(step.questions(clause, lang)), index, question)
+        for clause in step.hints
+        for index, question in enumerate(step.questions(clause, lang), start=1)
+    ]
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_hint_gives_one_unseen_question_at_a_time_then_stays_on_the_last(checkout, capsys, lang):
-    questions = STEP4.hints[lang]
+    # No check recorded a failure: the questions come clause by clause, in the contract's order.
+    questions = _questions(STEP4, lang)
     shown = [lab(checkout, "hint", "4", "--lang", lang, capsys=capsys)[1] for _ in range(len(questions) + 1)]
-    for index, out in enumerate(shown[: len(questions)]):
-        assert questions[index] in out
-        assert all(q not in out for q in questions if q != questions[index])
-    assert questions[-1] in shown[-1]
+    for (clause, count, index, question), out in zip(questions, shown):
+        title = STEP4.title[lang]
+        assert out.splitlines()[0] == say("hint", lang, n=4, title=title, clause=clause, index=index, count=count)
+        assert question in out and all(q not in out for *_, q in questions if q != question)
+    assert questions[-1][-1] in shown[-1]
     assert say("hint_last", lang, n=4) in shown[-1]
     assert (checkout / ".lab" / "hints.json").is_file()
+
+
+WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
+STEP3 = COURSE[2]
+
+
+@pytest.fixture
+def failing_at_c3_2(checkout):
+    """The checkout with an honest mistake in step 3, one that breaks C3.2 alone: an id that is not
+    in the table is answered with a row at its defaults instead of None."""
+    wrong = WRONG / "wrong_s3_missing_as_default_row.py"
+    assert wrong.read_text(encoding="utf-8").startswith('"""breaks: C3.2\n')
+    shutil.copy(wrong, checkout / "steps" / STEP3.dir / STEP_FILE)
+    return checkout
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_after_a_failing_check_its_last_line_names_the_clause_and_hint_starts_with_it(failing_at_c3_2, capsys, lang):
+    steps = failing_at_c3_2 / "steps"
+    argv = ("check", "3", "--no-mutants", "--impl", str(steps), "--lang", lang)
+    status, out, _ = lab(failing_at_c3_2, *argv, capsys=capsys)
+    assert status == ExitStatus.SOME_FAIL
+    assert out.rstrip().splitlines()[-1] == words_of("report", lang)("next_clause", n=3, clause="C3.2")
+    questions, title = STEP3.questions("C3.2", lang), STEP3.title[lang]
+    for asked in range(1, len(questions) + 2):  # one more than there are: it stays on the last
+        index = min(asked, len(questions))
+        lines = lab(failing_at_c3_2, "hint", "3", "--lang", lang, capsys=capsys)[1].splitlines()
+        assert lines[0] == say("hint_failing", lang, clause="C3.2", n=3, title=title, index=index, count=len(questions))
+        assert lines[1] == f"  {questions[index - 1]}"
+    assert lines[2] == say("hint_last_clause", lang, n=3, clause="C3.2")
+    # Step 2 passed in that check: its questions follow the contract's order.
+    first = COURSE[1].questions("C2.1", lang)
+    lines = lab(failing_at_c3_2, "hint", "2", "--lang", lang, capsys=capsys)[1].splitlines()
+    assert lines[:2] == [
+        say("hint", lang, n=2, title=COURSE[1].title[lang], clause="C2.1", index=1, count=len(first)),
+        f"  {first[0]}",
+    ]
+    # Edited since: the hint still starts with the clause, and says it failed before the edit.
+    edited = steps / STEP3.dir / STEP_FILE
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# tried something\n", encoding="utf-8")
+    lines = lab(failing_at_c3_2, "hint", "3", "--lang", lang, capsys=capsys)[1].splitlines()
+    count = len(questions)
+    assert lines[0] == say("hint_failed", lang, clause="C3.2", n=3, title=title, index=count, count=count)
+
+
+def test_a_step_fails_at_its_own_clauses_in_the_checks_order_never_at_a_stubs():
+    def result(step, clauses, status):
+        return Result(f"n{clauses}", "test_x", "steps", step, clauses, status, "", 0.0)
+
+    results = [
+        result(4, ["C4.1"], "passed"),
+        result(4, ["C2.1", "C4.5"], "failed"),  # a check of step 4 that leans on step 2's clause too
+        result(4, ["C4.3"], "timeout"),
+        result(4, ["C4.5"], "error"),
+        result(3, ["C3.1"], "failed"),
+        result(5, ["C5.1"], "not_implemented"),  # the stub as shipped: nothing to point a hint at
+    ]
+    assert failing_clauses(results, 4) == ["C4.5", "C4.3"]
+    assert failing_clauses(results, 3) == ["C3.1"] and failing_clauses(results, 5) == []
 
 
 def test_a_removed_contract_costs_the_report_its_clause_texts_never_a_traceback(checkout, capsys, monkeypatch):
@@ -73,7 +145,8 @@ def test_a_removed_contract_costs_the_report_its_clause_texts_never_a_traceback(
 
 def test_hint_all_lists_every_question_and_remembers_nothing(checkout, capsys):
     status, out, _ = lab(checkout, "hint", "4", "--all", capsys=capsys)
-    assert status == 0 and all(q in out for q in STEP4.hints["en"])
+    assert status == 0 and all(question in out for *_, question in _questions(STEP4, "en"))
+    assert all(f"\n  {clause}\n" in out for clause in STEP4.clauses())
     assert not (checkout / ".lab" / "hints.json").exists()
 
 
@@ -371,7 +444,7 @@ def test_python_m_lab_hint_prints_in_japanese(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0 and COURSE[0].hints["ja"][0] in done.stdout
+    assert done.returncode == 0 and COURSE[0].questions("C1.1", "ja")[0] in done.stdout
 
 
 def test_progress_reuses_the_checks_a_check_step_ran_and_runs_those_an_edit_reaches(checkout, capsys):

@@ -1,8 +1,11 @@
 """Predict, implement, compare (README): no text shown before a step's compare phase holds any
-part of a mutant's change, its reason or its id, for every step and in both languages; the
-compare phase shows them all, folds to one line once seen, and SHOW=mutants unfolds it."""
+part of a mutant's change, its reason or its id, for every step and in both languages, on screen
+and in the JSON, JUnit and Exercism files; the compare phase shows them all, folds to one line once
+seen, and SHOW=mutants unfolds it."""
 
 import io
+import json
+import re
 
 import pytest
 from rich.console import Console
@@ -12,6 +15,7 @@ from lab.learner.compared import Seen
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import MutantVerdict, Prediction, PredictionStatus, Result
+from lab.reporters import FILES, results_json
 from lab.reporters import terminal as report
 from lab.store import Store
 
@@ -97,7 +101,53 @@ def test_nothing_before_the_compare_phase_reveals_a_change_or_its_reason(number,
             assert all(check not in text for check in verdict.mutant.caught_by)
         labels = [f"{number}-{chr(ord('a') + i)} " for i in range(len(outcome.verdicts))]
         assert all(label in text for label in labels)  # each mutant by its neutral label
-        assert "SHOW=all" in text
+        assert "SHOW=all" not in text  # for instructors (README), not offered to the learner
+
+
+def files_written(outcome, folder):
+    """file name -> the text of each file a run writes on request (JSON, JUnit, Exercism)."""
+    found = {}
+    for reporter in FILES:
+        path = folder / reporter.__name__.rpartition(".")[2]
+        reporter.write(outcome, path)
+        found[path.name] = path.read_text(encoding="utf-8")
+    return found
+
+
+@pytest.mark.parametrize("number", [step.number for step in COURSE])
+@pytest.mark.parametrize(
+    "phase",
+    [
+        pytest.param((False, no_prediction), id="stub-without-prediction"),
+        pytest.param((False, written), id="prediction-written-step-failing"),
+        pytest.param((True, no_prediction), id="step-passing-without-prediction"),
+    ],
+)
+def test_no_file_written_before_the_compare_phase_holds_a_mutants_id_or_its_catching_checks(number, phase, tmp_path):
+    passing, prediction = phase
+    outcome = run_of(number, passing, prediction)
+    for name, text in files_written(outcome, tmp_path).items():
+        for verdict in outcome.verdicts:
+            # a change of punctuation alone (m7's `",`) is in every JSON file: its id says it
+            leaked = [part for part in revealing(verdict.mutant) if re.search(r"\w", part) and part in text]
+            assert not leaked, f"step {number}: {leaked} in the {name} file before the compare phase"
+            assert all(check not in text for check in verdict.mutant.caught_by), name
+        assert "killed_by" not in text and "passed_by" not in text, name
+    document = results_json.as_dict(outcome)
+    labels = [f"{number}-{chr(ord('a') + i)}" for i in range(len(outcome.verdicts))]
+    assert [m["label"] for m in document["mutants"]] == labels  # as the screen names them
+    for found in document["predictions"]:
+        assert all(set(entry) == {"label", "outcome"} for entry in found["mutants"])
+
+
+def test_in_the_compare_phase_the_json_holds_each_mutants_id_and_catching_checks(tmp_path):
+    outcome = run_of(4, True, written)
+    document = results_json.as_dict(outcome)
+    assert [m["id"] for m in document["mutants"]] == [v.mutant.id for v in outcome.verdicts]
+    assert all(m["killed_by"] == list(v.mutant.caught_by) for m, v in zip(document["mutants"], outcome.verdicts))
+    (found,) = document["predictions"]
+    assert {entry["id"] for entry in found["mutants"]} == {v.mutant.id for v in outcome.verdicts}
+    assert json.loads(files_written(outcome, tmp_path)["results_json"]) == json.loads(json.dumps(document))
 
 
 def test_before_the_compare_phase_each_label_shows_its_clause_and_the_predictions_verdict():

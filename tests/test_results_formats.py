@@ -1,9 +1,11 @@
 """Results for machines: --json validates against the schema kept in the repo, --junit is JUnit
 XML with one test case per check, --exercism is Exercism's results.json (version 3) with a score,
-and the GitHub Actions workflow calls the checker with flags it accepts."""
+all three follow the phases of the screen, and the GitHub Actions workflow calls the checker with
+flags it accepts."""
 
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -13,7 +15,10 @@ import pytest
 from learner_folders import make_learner
 
 from lab.commands import build_parser
-from lab.model.course import LAB_ROOT
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.mutants import load_mutants
+from lab.model.prediction_file import PREDICTION_FILE
+from lab.model.pristine import prediction_text, write_stubs
 from lab.model.status import ExitStatus
 
 SCHEMA = LAB_ROOT / "lab" / "schemas" / "results.schema.json"
@@ -35,6 +40,64 @@ def outputs(tmp_path_factory):
     return json.loads(files["json"].read_text()), ET.parse(files["junit"]), json.loads(files["exercism"].read_text())
 
 
+STEP_1 = load_course()[0]
+PREDICTION = "def test_my_prediction(lease, db):\n    lease.init_db(db)  # the table is there already\n"
+
+
+def _files_of(steps, folder, tag):
+    """`make check-step 1 JSON=… JUNIT=… EXERCISM=…` on steps: (the run, the text of each file)."""
+    files = {name: folder / f"{tag}.{name}" for name in ("json", "junit", "exercism")}
+    arguments = ["check", "1", "--impl", str(steps), "--time-limit", "10"]
+    arguments += ["--json", str(files["json"]), "--junit", str(files["junit"]), "--exercism", str(files["exercism"])]
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+    )
+    return done, {name: path.read_text(encoding="utf-8") for name, path in files.items()}
+
+
+@pytest.fixture(scope="module")
+def phases(tmp_path_factory):
+    """A learner's step 1 and its files before the compare phase (the stub and the template as
+    shipped) and in it (the reference's step 1 and a prediction written)."""
+    folder = tmp_path_factory.mktemp("phases")
+    steps = write_stubs(folder / "steps")
+    (steps / STEP_1.dir / PREDICTION_FILE).write_text(prediction_text(STEP_1), encoding="utf-8")
+    before = _files_of(steps, folder, "predict")
+    shutil.copy(LAB_ROOT / "solutions" / STEP_1.dir / "step.py", steps / STEP_1.dir / "step.py")
+    (steps / STEP_1.dir / PREDICTION_FILE).write_text(PREDICTION, encoding="utf-8")
+    return before, _files_of(steps, folder, "compare")
+
+
+def test_before_the_compare_phase_no_file_holds_a_mutants_id_or_what_catches_it(phases):
+    (done, files), _ = phases
+    assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
+    assert "SHOW=all" not in done.stdout + done.stderr  # for instructors, never offered on a failing run
+    every_id = [mutant.id for mutant in load_mutants()]
+    for name, text in files.items():
+        assert not [i for i in every_id if i in text], name
+        assert "killed_by" not in text and "passed_by" not in text, name
+    results = json.loads(files["json"])
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(results)
+    own = [mutant for mutant in load_mutants() if mutant.step == 1]
+    assert [m["label"] for m in results["mutants"]] == [f"1-{chr(ord('a') + i)}" for i in range(len(own))]
+    assert [m["clause"] for m in results["mutants"]] == [mutant.clause for mutant in own]  # as the screen shows
+    assert [p["status"] for p in results["predictions"]] == ["no_prediction"]
+
+
+def test_in_the_compare_phase_the_json_names_each_mutant_and_the_checks_that_catch_it(phases):
+    _, (done, files) = phases
+    assert done.returncode == ExitStatus.ALL_PASS, done.stdout + done.stderr
+    results = json.loads(files["json"])
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(results)
+    own = [mutant for mutant in load_mutants() if mutant.step == 1]
+    assert [m["id"] for m in results["mutants"]] == [mutant.id for mutant in own]
+    assert all(m["killed_by"] for m in results["mutants"])
+    (prediction,) = results["predictions"]
+    assert prediction["status"] == "written" and {m["id"] for m in prediction["mutants"]} == {m.id for m in own}
+    for name in ("junit", "exercism"):  # the learner's checks only, in every phase
+        assert not [mutant.id for mutant in own if mutant.id in files[name]], name
+
+
 def test_the_json_validates_against_the_schema_in_the_repository(outputs):
     results, _, _ = outputs
     schema = json.loads(SCHEMA.read_text())
@@ -47,7 +110,7 @@ def test_the_json_validates_against_the_schema_in_the_repository(outputs):
 def test_the_schema_rejects_what_it_should():
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
     good = {
-        "schema_version": 1,
+        "schema_version": 2,
         "impl": "steps",
         "steps": [1],
         "exit_status": 1,

@@ -71,6 +71,6 @@ def run(arguments, settings):
         closing=closing,
     )
     if own:
-        record_check(store, settings.time_limit)
+        record_check(store, settings.time_limit, outcome.results, outcome.steps)
     reporters.write_chosen(outcome, arguments)
     return outcome.exit_status

@@ -1,8 +1,9 @@
 """`dev new-step NAME`: the next step's folders, stub, contracts, prediction template and manifest entry.
 
 Everything here is made from course.toml and the step's name; what only the author can write
-(the contract's clauses, the reference, the checks, the mutants, the titles and hints) is left
-as a TODO that `dev check` and `make test` point at until it is written. The files made from
+(the contract's clauses, the reference, the checks, the mutants, the titles and each clause's
+hints) is left as a TODO, or an empty slot, that `dev check` and `make test` point at until it is
+written. The files made from
 course.toml are written again (lab/dev/generated.py): each names the course's steps or their
 count, which has just grown. Once the author has filled in the entry, `dev update` writes them
 from it.
@@ -38,8 +39,9 @@ title.en = "TODO"
 title.ja = "TODO"
 builds.en = "TODO"
 builds.ja = "TODO"
-hints.en = ["TODO: a question that leads to the contract"]
-hints.ja = ["TODO: 契約へ導く問い"]
+# hints: for each clause of the contract, 1-3 questions, more specific each, never the answer
+hints."C{n}.1".en = []
+hints."C{n}.1".ja = []
 """
 
 
@@ -53,7 +55,7 @@ def new_step(root, name, function, parameters):
         raise UsageError(f"dev new-step: {name} ({function}) is not a new step name and function")
     values = {"n": number, "function": function, "signature": ", ".join(parameters)}
     manifest = root / "course.toml"
-    entry = ENTRY.format(dir=folder, function=function, parameters=", ".join(f'"{p}"' for p in parameters))
+    entry = ENTRY.format(n=number, dir=folder, function=function, parameters=", ".join(f'"{p}"' for p in parameters))
     manifest.write_text(manifest.read_text(encoding="utf-8") + entry, encoding="utf-8")
     load_course.cache_clear()
     written = [manifest]

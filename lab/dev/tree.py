@@ -3,7 +3,7 @@
 Each function returns the problems it finds, one sentence each; none means the tree is what
 course.toml says: every step's files, the reference's signature, the prediction templates and
 README's step tables made from the manifest, a check for every clause and a mutant for every
-clause or a reason why not.
+clause or a reason why not, and questions for every clause in every language.
 """
 
 import ast
@@ -14,6 +14,7 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.prediction_template import prediction_template
+from lab.text.language import LANGUAGES
 
 STEP_FILES = (STEP_FILE, PREDICTION_FILE, "CONTRACT.md", "CONTRACT.ja.md")
 CLAUSE_ID = re.compile(r"[\"'](C\d+\.\d+)[\"']")
@@ -29,6 +30,7 @@ def problems(root=LAB_ROOT):
         *templates(course, root),
         *readme.problems(root, course),
         *clauses(course, root),
+        *hints(course, root),
     ]
 
 
@@ -98,6 +100,23 @@ def clauses(course, root):
                 found.append(f"{clause}: no mutant breaks it, and course.toml's unmutated does not say why")
             if clause in mutated and clause in step.unmutated:
                 found.append(f"{clause}: course.toml says no mutant breaks it, but mutants/ has one")
+    return found
+
+
+def hints(course, root):
+    """Every clause has its questions in every language, and course.toml asks about no other clause."""
+    found = []
+    for step in course:
+        contract = step.clauses("en", root)
+        for clause in contract:
+            missing = [lang for lang in LANGUAGES if not step.questions(clause, lang)]
+            if missing:
+                found.append(f'{clause}: no hint in course.toml\'s hints."{clause}" for {", ".join(missing)}')
+        found += [
+            f'hints."{clause}": course.toml asks about a clause that steps/{step.dir}/CONTRACT.md does not have'
+            for clause in step.hints
+            if clause not in contract
+        ]
     return found
 
 

@@ -28,7 +28,7 @@ class CheckRun:
     kill_matrix_cached: bool = False  # the mutants' results came from build/cache/
     predictions: list = field(default_factory=list)  # predictions.Prediction, one per step whose mutants ran
     strict: bool = False  # a prediction that does not catch its step's snippet fails the run
-    show_all: bool = False  # the mutants' diffs and catching checks even before the learner predicted
+    show_all: bool = False  # SHOW=all, the class's files: every mutant's id, diff and catching checks at once
     lang: str = "en"  # the language of the command: every reporter words the results' facts in it
 
     def predictions_fall_short(self):

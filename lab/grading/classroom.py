@@ -383,12 +383,13 @@ def _write_learner(outcome, submission, row, out, lang, graded_at, steps):
     """One learner's files to hand back; returns the learner's line of summary.json."""
     if submission.impl is None:  # not graded: why, and what was found where
         _write_not_graded(submission, out / "learners" / f"{submission.name}.json")
-    else:  # what `make check` would write, with the messages cleaned as the feedback's are
+    else:  # what `make check SHOW=all` would write, with the messages cleaned as the feedback's are
         run_of_one = CheckRun(
             steps,
             submission.name,
             feedback.cleaned(submission.results, submission, outcome.root),
             predictions=feedback.cleaned(submission.predictions or [], submission, outcome.root),
+            show_all=True,  # for the instructor: the mutants' ids, whatever phase the learner is in
             lang=lang,
         )
         reporters.write_for_learner(run_of_one, out, submission.name)

@@ -1,5 +1,5 @@
-"""The course as course.toml lists it: steps in order, their titles, hints and contract clauses,
-and the closing questions with their model answers."""
+"""The course as course.toml lists it: steps in order, their titles, contract clauses and each
+clause's hints, and the closing questions with their model answers."""
 
 import re
 import tomllib
@@ -10,7 +10,7 @@ from pathlib import Path
 from lab.text.messages import say
 
 LAB_ROOT = Path(__file__).resolve().parent.parent.parent
-FORMAT_VERSION = 1  # the course.toml format this lab reads
+FORMAT_VERSION = 2  # the course.toml format this lab reads (2: hints per clause)
 
 # A clause is one bullet of a contract file: "- **C4.5** Otherwise ... returns the new fence."
 CLAUSE_LINE = re.compile(r"^- \*\*(C(\d+)\.(\d+))\*\* (.+)$", re.MULTILINE)
@@ -39,7 +39,7 @@ class Step:
     dir: str
     function: str
     title: dict
-    hints: dict
+    hints: dict  # clause id -> language -> its questions, more specific each, in the contract's order
     parameters: tuple = ()  # the function's signature: its parameters' names, in order
     snippet: str = ""  # the broken change to review, as the worksheet quotes it
     unmutated: dict = field(default_factory=dict)  # clause id -> why no mutant breaks it
@@ -59,6 +59,10 @@ class Step:
         except (OSError, UnicodeDecodeError):
             return {}
         return {match[1]: match[4].strip() for match in CLAUSE_LINE.finditer(text)}
+
+    def questions(self, clause, lang="en"):
+        """The hints of one clause in lang; none where course.toml has none."""
+        return self.hints.get(clause, {}).get(lang, ())
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,10 @@ def load_course(root=LAB_ROOT):
             entry["dir"],
             entry["function"],
             entry["title"],
-            entry["hints"],
+            {
+                clause: {lang: tuple(asked) for lang, asked in by_lang.items()}
+                for clause, by_lang in entry["hints"].items()
+            },
             tuple(entry.get("parameters", ())),
             entry.get("snippet", ""),
             entry.get("unmutated", {}),

@@ -12,6 +12,8 @@ text answers the question the contract asks before the learner has answered it:
   prediction's verdict beside them; then where the learner's function differs from the reference.
   Once seen, later runs fold it to one line (`seen`), unless VERBOSE=1 or SHOW=mutants.
 - `SHOW=all` shows everything at once (instructors).
+
+The rule is lab/reporters/phases.py's, which the files a run writes follow too.
 """
 
 import functools
@@ -21,8 +23,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from lab.model.course import load_course
+from lab.model.failing import failing_clauses
 from lab.model.results import CheckStatus, PredictionStatus
 from lab.reporters.diff import marked
+from lab.reporters.phases import compare_phase, labels, prediction_of
 from lab.reporters.yours import differences
 from lab.text.messages import words_of
 
@@ -53,16 +57,6 @@ def spans(steps):
     return ", ".join(span(run) for run in runs)
 
 
-def labels(verdicts):
-    """mutant id -> its neutral label: the step and a letter, in the report's order (4-a, 4-b, ...)."""
-    found, count = {}, {}
-    for verdict in verdicts:
-        step = verdict.mutant.step
-        found[verdict.mutant.id] = f"{step}-{chr(ord('a') + count.get(step, 0))}"
-        count[step] = count.get(step, 0) + 1
-    return found
-
-
 def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=None, yours=None, closing=()):
     """verbose: every check of every step; otherwise a passing step is one line.
     expand (SHOW=mutants): a compare phase seen before is shown in full again.
@@ -72,7 +66,7 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
     console = console or Console(highlight=False, soft_wrap=True)
     words = words_of("report", lang)
     course = load_course()
-    named = labels(outcome.verdicts)
+    named = labels(v.mutant for v in outcome.verdicts)
     heading = words(
         "heading_steps" if len(outcome.steps) > 1 else "heading", steps=span(outcome.steps), impl=outcome.impl
     )
@@ -89,7 +83,7 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
         else:
             console.print()
             console.print(f"[bold]{escape(title)}[/]")
-        prediction = next((p for p in outcome.predictions if p.step == number), None)
+        prediction = prediction_of(outcome, number)
         mutants = functools.partial(
             _render_mutants,
             console,
@@ -116,20 +110,11 @@ def render(outcome, lang="en", console=None, verbose=False, expand=False, seen=N
     _render_summary(console, words, outcome, lang, named, seen, closing)
 
 
-def compare_phase(outcome, number, prediction):
-    """True once the step's mutants may be shown in full: its checks pass and its prediction is
-    written (where the implementation has prediction files), or SHOW=all."""
-    if outcome.show_all:
-        return True
-    has_file = bool(prediction and prediction.file)
-    return outcome.step_passes(number) and (not has_file or prediction.written)
-
-
 def _render_mutants(
     console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, expand, seen, named, yours
 ):
     several = len({v.mutant.step for v in outcome.verdicts}) > 1
-    if not compare_phase(outcome, number, prediction):
+    if not compare_phase(outcome, number):
         _render_labels(console, words, outcome, number, step, verdicts, clauses, lang, prediction, verbose, named)
         return
     key = seen.key(step) if seen else None
@@ -337,17 +322,14 @@ def _render_summary(console, words, outcome, lang, named, seen, closing):
             results = outcome.step_results(number)
             passed = sum(r.status == CheckStatus.PASSED for r in results)
             console.print(f"[red]✘ {escape(words('fails', n=number, passed=passed, count=len(results)))}[/]")
-        console.print(f"[bold]{escape(words('next', n=failing[0]))}[/]")
+        clause = next(iter(failing_clauses(outcome.results, failing[0])), None)
+        line = words("next_clause", n=failing[0], clause=clause) if clause else words("next", n=failing[0])
+        console.print(f"[bold]{escape(line)}[/]")
     if outcome.lab_problems or any(v.survived for v in outcome.verdicts):
         console.print(f"\n[red bold]{escape(words('lab_broken'))}[/]")
         for problem in outcome.lab_problems:
             console.print(f"  {escape(problem)}")
         for verdict in outcome.verdicts:
             if verdict.survived:
-                prediction = next((p for p in outcome.predictions if p.step == verdict.mutant.step), None)
-                shown = (
-                    verdict.mutant.id
-                    if compare_phase(outcome, verdict.mutant.step, prediction)
-                    else named[verdict.mutant.id]
-                )
+                shown = verdict.mutant.id if compare_phase(outcome, verdict.mutant.step) else named[verdict.mutant.id]
                 console.print(f"  {words('survived')}: {shown}")
