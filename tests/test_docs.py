@@ -170,3 +170,36 @@ def test_a_report_format_without_its_words_is_a_clear_line_and_a_dev_check_probl
     said = capsys.readouterr().out
     for each in ("en", "ja"):
         assert say("missing_text", each, text="options.check.tap", file=f"lab/text/{each}.toml") in said
+
+
+def _japanese_help_texts():
+    return [text for key, text in CATALOGUE["ja"].items() if key.startswith("options.") and "{" not in text]
+
+
+@pytest.mark.parametrize("width", [24, 40, 56])
+def test_japanese_help_breaks_lines_between_phrases_never_inside_a_word(width):
+    import budoux
+
+    from lab.commands.parser import _width, wrapped
+
+    phrases = budoux.load_default_japanese_parser()
+    texts = [t for t in _japanese_help_texts() if re.search(r"[ぁ-んァ-ヶ一-龯]", t)]
+    assert len(texts) > 50
+    for text in texts:
+        lines = wrapped(text, width)
+        words_fit = all(_width(p) <= width for w in text.split() for p in phrases.parse(w))
+        assert all(_width(line) <= width for line in lines) or not words_fit, lines
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        allowed, at = set(), 0  # where a line may end: at a space, or between two phrases of a word
+        for word in re.findall(r"\S+|\s+", text):
+            if not word.isspace():
+                for phrase in phrases.parse(word):
+                    at += len(phrase)
+                    allowed.add(at)
+            else:
+                at += len(word)
+                allowed.add(at)
+        at = 0
+        for line in lines[:-1]:
+            at = text.index(line, at) + len(line)
+            assert at in allowed or not words_fit, (text, line)

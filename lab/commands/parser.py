@@ -132,17 +132,18 @@ class _Formatter(argparse.HelpFormatter):
         return "\n".join(indent + line for line in wrapped(self._whitespace_matcher.sub(" ", text).strip(), width))
 
 
-# Japanese is written without spaces: a line may break after any wide character, but not before
-# these marks (kinsoku), which stay with what they close.
+# Japanese is written without spaces: a line breaks between phrases (bunsetsu), as BudouX finds
+# them, never inside a word; a phrase wider than a whole line breaks after any wide character, but
+# not before these marks (kinsoku), which stay with what they close.
 NO_BREAK_BEFORE = set("、。，．）」』】〕・ー：；！？)],.:;!?")
 
 
 def wrapped(text, width):
     """text in lines of at most `width` columns, a wide (CJK) character counting two: broken at a
-    space, or after a wide character, as textwrap breaks English."""
+    space, or between two Japanese phrases, as textwrap breaks English."""
     lines, line, room = [], "", max(width, 10)
     for word in re.findall(r"\S+ ?|\s", text):
-        pieces = [word] if not any(_columns(c) == 2 for c in word) else _wide_pieces(word)
+        pieces = [word] if not any(_columns(c) == 2 for c in word) else _wide_pieces(word, room)
         for piece in pieces:
             if line and _width(line + piece.rstrip()) > room:
                 lines.append(line.rstrip())
@@ -151,11 +152,24 @@ def wrapped(text, width):
     return [*lines, line.rstrip()] if line.strip() else lines
 
 
-def _wide_pieces(word):
-    """A word with wide characters cut where a line may break: after each wide character, except
-    before a closing mark; runs of narrow characters (a name, a number) stay whole."""
+def _wide_pieces(word, room):
+    """A word with wide characters cut where a line may break: between its phrases; a phrase
+    wider than the line, after each wide character but before no closing mark."""
+    return [piece for phrase in _phrases().parse(word) for piece in _characters(phrase, room)]
+
+
+@functools.cache
+def _phrases():
+    import budoux  # only when Japanese is wrapped: help in Japanese, a mistake typed
+
+    return budoux.load_default_japanese_parser()
+
+
+def _characters(phrase, room):
+    if _width(phrase.rstrip()) <= room:
+        return [phrase]
     pieces = []
-    for char in word:
+    for char in phrase:
         if pieces and (char in NO_BREAK_BEFORE or (_columns(char) == 1 and _columns(pieces[-1][-1]) == 1)):
             pieces[-1] += char
         else:
