@@ -217,11 +217,9 @@ def test_when_every_step_passes_the_course_is_complete_and_the_answers_file_is_k
     )
     assert say("unanswered", "en", count=2, file="steps/ANSWERS.md") in out
     assert say("model_answer", "en") not in out  # a model answer only after its question is answered
-    assert first.question["ja"] in answers.read_text()
+    assert first.question["en"] in answers.read_text() and first.question["ja"] not in answers.read_text()
     answers.write_text(
-        answers.read_text().replace(
-            say("answer_here", "en") + " " + say("answer_here", "ja"), "Because every later step keeps running them.", 1
-        )
+        answers.read_text().replace(say("answer_here", "en"), "Because every later step keeps running them.", 1)
     )
     _, out, _ = lab(tmp_path, "progress", "--lang", "ja", capsys=capsys)
     assert say("unanswered", "ja", count=1, file="steps/ANSWERS.md") in out
@@ -233,17 +231,26 @@ def test_when_every_step_passes_the_course_is_complete_and_the_answers_file_is_k
     assert answers.read_text() == written  # never overwritten
 
 
-def test_the_answers_file_asks_in_the_learners_language_first(tmp_path):
-    path = completion.ensure_answers_file(tmp_path, "ja")
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_answers_file_asks_in_the_learners_language_alone(tmp_path, lang):
+    path = completion.ensure_answers_file(tmp_path, lang)
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == f"# {say('answers_heading', 'ja')} · {say('answers_heading', 'en')}"
+    assert lines[0] == f"# {say('answers_heading', lang)}"
     first = closing_questions()[0].question
-    assert lines[2:4] == [f"## 1. {first['ja']}", f"## 1. {first['en']}"]
+    other = "en" if lang == "ja" else "ja"
+    assert lines[2] == f"## 1. {first[lang]}" and first[other] not in path.read_text(encoding="utf-8")
     assert completion.unanswered(tmp_path) == 2
-    path.write_text(
-        path.read_text(encoding="utf-8").replace(
-            f"{say('answer_here', 'ja')} {say('answer_here', 'en')}", "時計は呼び出し側のもの", 1
-        ),
+    path.write_text(path.read_text(encoding="utf-8").replace(say("answer_here", lang), "時計は呼び出し側のもの", 1))
+    assert completion.unanswered(tmp_path) == 1
+
+
+def test_an_answers_file_written_in_both_languages_still_counts_its_placeholders(tmp_path):
+    """ANSWERS.md as labs before this one wrote it: both languages, the learner's first."""
+    both = f"{say('answer_here', 'ja')} {say('answer_here', 'en')}"
+    first, second = closing_questions()
+    (tmp_path / completion.ANSWERS_FILE).write_text(
+        f"# x\n\n## 1. {first.question['ja']}\n## 1. {first.question['en']}\n\n{both}\n"
+        f"\n## 2. {second.question['ja']}\n## 2. {second.question['en']}\n\n時計は呼び出し側のもの\n",
         encoding="utf-8",
     )
     assert completion.unanswered(tmp_path) == 1
@@ -253,7 +260,7 @@ def test_the_answers_file_asks_in_the_learners_language_first(tmp_path):
 def test_once_both_closing_questions_are_answered_progress_shows_a_model_answer_beside_each(tmp_path, capsys, lang):
     shutil.copytree(LAB_ROOT / "solutions", tmp_path / "steps", ignore=shutil.ignore_patterns("__pycache__"))
     answers = completion.ensure_answers_file(tmp_path / "steps")
-    placeholder = say("answer_here", "en") + " " + say("answer_here", "ja")
+    placeholder = say("answer_here", "en")
     text = (
         answers.read_text()
         .replace(placeholder, "Each step only adds a function.", 1)

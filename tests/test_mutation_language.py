@@ -94,3 +94,11 @@ def test_every_reason_of_the_labs_ledger_has_its_japanese_text():
     ledger = tomllib.loads(LEDGER.read_text(encoding="utf-8"))
     entries = ledger["rule"] + ledger["mutant"]
     assert entries and all(re.search(r"[ぁ-んァ-ン一-龯]", entry.get("reason_ja", "")) for entry in entries)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_new_ledger_of_the_learners_starts_with_toml_comments_in_their_language(lang):
+    header = say("mutation.ledger_header", lang)
+    assert tomllib.loads(header) == {} and all(line.startswith("# ") for line in header.splitlines())
+    assert bool(re.search(r"[ぁ-んァ-ヶ一-龯]", header)) == (lang == "ja")
+    assert "make equivalent" in header and "[[mutant]]" in header

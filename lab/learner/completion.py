@@ -22,24 +22,18 @@ def answers_path(steps_dir):
 
 
 def template(lang="en"):
-    """Both languages' questions, the learner's language first, each heading followed by the
-    placeholder to replace."""
-    first, second = _in_order(lang)
-    words = words_of("learner", first), words_of("learner", second)
-    parts = [f"# {words[0]('answers_heading')} · {words[1]('answers_heading')}\n"]
+    """The closing questions in the learner's language, each heading followed by the placeholder
+    to replace."""
+    words = words_of("learner", lang)
+    parts = [f"# {words('answers_heading')}\n"]
     for number, closing in enumerate(closing_questions(), start=1):
-        parts.append(f"\n## {number}. {closing.question[first]}\n## {number}. {closing.question[second]}\n\n")
-        parts.append(f"{_placeholder(lang)}\n")
+        parts.append(f"\n## {number}. {closing.question[lang]}\n\n{_placeholder(lang)}\n")
     return "".join(parts)
 
 
-def _in_order(lang):
-    return ("ja", "en") if lang == "ja" else ("en", "ja")
-
-
 def _placeholder(lang="en"):
-    """What stands where an answer goes until the learner writes one, in both languages."""
-    return " ".join(words_of("learner", code)("answer_here") for code in _in_order(lang))
+    """What stands where an answer goes until the learner writes one."""
+    return words_of("learner", lang)("answer_here")
 
 
 def ensure_answers_file(steps_dir, lang="en"):
@@ -53,7 +47,9 @@ def answers(steps_dir):
     """The learner's answer to each closing question, in order: its lines, or None when the file
     is missing or holds only the placeholder there."""
     path = answers_path(steps_dir)
-    sections, placeholders = {}, {_placeholder(lang) for lang in ("en", "ja")}
+    # each language's placeholder, and both in either order (the files of labs before 2026-12)
+    one = [_placeholder(lang) for lang in ("en", "ja")]
+    sections, placeholders = {}, {*one, " ".join(one), " ".join(reversed(one))}
     if path.is_file():
         current = None
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():

@@ -14,13 +14,6 @@ from lab.model.implementation import UsageError, assemble, display_path, read
 from lab.mutation import equivalents, stage, variants
 from lab.text.messages import say
 
-HEADER = """\
-# Your reviewed equivalent mutants: changes to your code that no input can tell apart from it.
-# `make equivalent ID WHY="…"` adds an entry; the mutation report leaves each one out of the score.
-# Format (the lab's mutation/equivalents.toml): a [[mutant]] with the function, the line before and
-# after the change (lines joined by a line break when it changes several) and a one-line reason.
-"""
-
 
 def record(impl, mutant_id, why, stage_dir, lang="en"):
     """Add the entry to impl's ledger; the message to print."""
@@ -35,7 +28,8 @@ def record(impl, mutant_id, why, stage_dir, lang="en"):
     ledger = equivalents.Ledger(path)  # a ledger that is not valid TOML stops here, untouched
     if ledger.match(variant) is not None:
         return say("mutation.already_recorded", lang, id=mutant_id, file=shown)
-    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    # a new ledger starts with what it is, in the learner's language
+    text = path.read_text(encoding="utf-8") if path.exists() else say("mutation.ledger_header", lang)
     path.write_text(text.rstrip("\n") + "\n\n" + _toml(entry), encoding="utf-8")
     return say("mutation.recorded", lang, id=mutant_id, function=variant.function, file=shown)
 
