@@ -311,7 +311,7 @@ def write(outcome, out_dir, lang="en", bom=True):
     back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
     the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
     out = Path(out_dir)
-    graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    graded_at = gradebook.timestamp()
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

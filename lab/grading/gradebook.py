@@ -8,6 +8,8 @@ course.toml (1 unless it says otherwise).
 
 import csv
 import hashlib
+import unicodedata
+from datetime import datetime
 
 from lab.grading import credit, similarity
 from lab.model.course import load_course
@@ -17,8 +19,17 @@ from lab.text import inert
 
 
 def learner_id(name):
-    """A stable id: the same folder name gives the same id in every run and on every machine."""
-    return "L" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    """A stable id: the same name gives the same id in every run and on every machine, however it
+    was typed (composed, NFC: a macOS folder name holds "が" as "か" and a combining mark)."""
+    return "L" + hashlib.sha256(unicodedata.normalize("NFC", name).encode("utf-8")).hexdigest()[:8]
+
+
+def timestamp(moment=None, zone=None):
+    """A moment (seconds since the epoch; now by default) as ISO 8601 in the instructor's time
+    zone, with its offset: 2026-12-06T15:04:05+09:00. zone: a tzinfo; by default the machine's
+    local one (TZ)."""
+    when = datetime.now() if moment is None else datetime.fromtimestamp(moment)
+    return (when.astimezone(zone) if zone else when.astimezone()).isoformat(timespec="seconds")
 
 
 def header(steps):
