@@ -100,6 +100,7 @@ E2E_MODULES = {
     "test_mutation_stage",
     "test_partitions",
     "test_peers",
+    "test_prediction_losses",
     "test_predictions",
     "test_race_clauses",
     "test_reach",

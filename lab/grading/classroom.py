@@ -95,12 +95,8 @@ def check_class(
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
                 check_one(submission, steps, time_limit, lang, budget, mutants)
-                if (
-                    submission.impl is not None
-                    and not submission.problem
-                    and not budget_used_up(submission, lang, budget)
-                ):
-                    regrade.keep(submission, key)
+                if submission.impl is not None and not submission.problem:
+                    regrade.keep(submission, key)  # kept only when every verdict is complete
         except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
             submission.problem = submission.problem or (str(error).splitlines() or [type(error).__name__])[0]
         submission.budget_used = budget_used_up(submission, lang, budget)
@@ -256,8 +252,9 @@ def likeness_cell(submission, threshold, lang="en"):
 
 def prediction_cell(submission, lang="en"):
     """What the learner's predictions catch, scored against the mutants of the steps they
-    predicted (a prediction that rejects correct code catches none): no prediction, never
-    started, or per step k of its n mutants, with the broken change to review marked."""
+    predicted (a prediction that rejects correct code catches none; one not judged counts in
+    neither number): no prediction, never started, or per step k of its n mutants, with the
+    broken change to review marked."""
     words = words_of("class", lang)
     if submission.predictions is None:
         return words("not_run")
@@ -269,6 +266,9 @@ def prediction_cell(submission, lang="en"):
     parts, caught, count = [], 0, 0
     for prediction in written:
         own = [m for m in every_mutant if m.step == prediction.step]
+        if not prediction.complete:
+            parts.append(words("pred_not_judged", step=prediction.step))
+            continue
         if prediction.status == PredictionStatus.REJECTS:
             parts.append(words("pred_rejects", step=prediction.step))
             count += len(own)

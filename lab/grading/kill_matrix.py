@@ -247,7 +247,7 @@ def _store(target, results, keys, found):
 def _keep(keys, key, results):
     """Results are kept without what varies with the machine (the duration)."""
     worded = any(isinstance(r.message, str) and r.message for r in results)
-    cache.set(NAMESPACE, keys.worded(key) if worded else key, [replace(r, duration=0.0).as_json() for r in results])
+    cache.set(NAMESPACE, keys.worded(key) if worded else key, [replace(r, duration=0.0) for r in results])
 
 
 def _steps(names):
