@@ -94,7 +94,7 @@ def check_class(
                 key = regrade.key(lab, submission.digest, (*settings, *where))
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
-                check_one(submission, steps, time_limit, lang, budget, mutants)
+                check_one(submission, steps, time_limit, lang, budget, mutants, use_cache)
                 if submission.impl is not None and not submission.problem:
                     regrade.keep(submission, key)  # kept only when every verdict is complete
         except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class

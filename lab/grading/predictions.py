@@ -49,7 +49,7 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
     mutants (all uncached steps in one child run), the others are "no prediction yet".
     budget, deadline: the learner's budget in seconds, and the moment (time.monotonic) it ends:
     predictions count in it, and one it cuts short is not judged. use_cache: False runs every
-    written prediction (FRESH=1), and keeps what it finds."""
+    written prediction (FRESH=1, a class's --regrade-all), and keeps what it finds."""
     course = load_course()
     every_mutant = load_mutants()
     predictions, to_run = [], {}

@@ -134,8 +134,9 @@ def _kind(entry):
     return {"bytes": entry.stat().st_size} if entry.is_file() else {"kind": "neither a file nor a folder"}
 
 
-def check_one(submission, steps, time_limit, lang, budget, mutants=True):
-    """Fill in the submission's results (and predictions), or the problem that stopped them."""
+def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cache=True):
+    """Fill in the submission's results (and predictions), or the problem that stopped them.
+    use_cache: False runs the predictions too, however often their text ran before."""
     began = time.monotonic()
     if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
         submission.problem = say(
@@ -163,7 +164,7 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
             submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(
-                submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline
+                submission.impl, steps, time_limit, lang, use_cache, budget=budget, deadline=deadline
             )
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
