@@ -398,10 +398,23 @@ def _write_learner(outcome, submission, row, out, lang, graded_at, steps):
     (out / "feedback" / f"{submission.name}.html").write_text(
         feedback.html(text, lang, title), encoding="utf-8", errors="backslashreplace"
     )
+    return summary_of(submission, steps, outcome.root)
+
+
+def summary_of(submission, steps, root=None):
+    """A learner's verdicts as the next run compares them (changes), in no language: the steps
+    credited, each step's course cell in English, each written prediction's step, state and
+    mutants caught (None: predictions not run)."""
+    graded = not submission.problem
     return {
         "digest": submission.digest,
         "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
-        "cells": row[1 : 1 + len(steps)],
+        "cells": [
+            cell([r for r in submission.results if r.step == n], "en", root) if graded else "error" for n in steps
+        ],
+        "predictions": None
+        if submission.predictions is None
+        else [[p.step, p.status, p.caught_count] for p in submission.predictions if p.written],
     }
 
 
@@ -426,7 +439,9 @@ def _summary(path):
 
 
 def changes(before, after, lang="en"):
-    """One line per learner whose credit or verdicts moved between two runs' summaries."""
+    """One line per learner whose credit or verdicts moved between two runs' summaries, and one
+    per learner whose predictions did (a summary written before predictions were in it says
+    nothing of them)."""
     words = words_of("class", lang)
     if before is None:  # the first run into this folder
         return None
@@ -435,7 +450,8 @@ def changes(before, after, lang="en"):
         then = before.get(name)
         if then is None:
             lines.append(words("change_new", name=name))
-        elif then.get("credit") != now["credit"] or then.get("cells") != now["cells"]:
+            continue
+        if then.get("credit") != now["credit"] or then.get("cells") != now["cells"]:
             lines.append(
                 words(
                     "change_moved",
@@ -445,6 +461,10 @@ def changes(before, after, lang="en"):
                     steps=len(now["cells"]),
                 )
             )
+        predicted = then.get("predictions", now.get("predictions"))
+        if predicted != now.get("predictions"):
+            caught = [sum(p[2] for p in found or []) for found in (predicted, now.get("predictions"))]
+            lines.append(words("change_predictions", name=name, before=caught[0], after=caught[1]))
     lines += [words("change_gone", name=name) for name in before if name not in after]
     return lines
 
