@@ -376,9 +376,9 @@ def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_ma
     folders the checks made (support.open_db looks at them first), and the claims' socket."""
     target = _probed(
         Target("honest", (2, 8), impl=str(LAB_ROOT / "solutions")),
-        Plan([], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True),
+        Plan([], None, [], 10.0, confinement.SCRATCH_INSIDE, True),
     )
-    plan = Plan([asdict(target)], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True)
+    plan = Plan([asdict(target)], None, [], 10.0, confinement.SCRATCH_INSIDE, True)
     plan_path = tmp_path / "plan.json"
     plan.dump(plan_path)
     reading, writing = os.pipe()

@@ -106,7 +106,7 @@ def check_class(
                 on_done(submission, len(finished), len(submissions))
 
     with workspace, ThreadPoolExecutor(jobs) as pool:
-        matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
+        matrix = pool.submit(mutant_verdicts, every_mutant, time_limit)
         for submission in submissions:
             pool.submit(grade, submission)
         verdicts, _ = matrix.result()

@@ -44,7 +44,7 @@ def read_prediction(impl, step):
     return path, read.text, read.refused
 
 
-def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None, deadline=None):
+def run_predictions(impl, steps, time_limit=TIME_LIMIT, use_cache=True, budget=None, deadline=None):
     """One Prediction per step of `steps`: written ones run against the reference and the step's
     mutants (all uncached steps in one child run), the others are "no prediction yet".
     budget, deadline: the learner's budget in seconds, and the moment (time.monotonic) it ends:
@@ -74,7 +74,7 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
             to_run[number] = (prediction, text, mutants, key)
     if to_run:
         try:
-            results = _run(to_run, time_limit, lang, budget, deadline)
+            results = _run(to_run, time_limit, budget, deadline)
         except LabBroken as error:  # whatever stopped pytest came from the learner's files
             results = [_broken(number, error) for number in to_run]
         for number, (prediction, _, mutants, key) in to_run.items():
@@ -110,7 +110,7 @@ def _key(text, mutants, time_limit):
     return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)))
 
 
-def _run(to_run, time_limit, lang, budget, deadline):
+def _run(to_run, time_limit, budget, deadline):
     """Every prediction against the reference and its step's mutants, in one protected run."""
     scratch = Path(tempfile.mkdtemp(prefix="lease-lab-predictions-"))
     try:
@@ -124,7 +124,7 @@ def _run(to_run, time_limit, lang, budget, deadline):
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
         # The prediction host (lab/running/prediction_host.py) runs the files with their plugin.
         results = run(
-            targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST
+            targets, time_limit, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST
         )
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():

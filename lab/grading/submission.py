@@ -147,7 +147,7 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
         implementation = read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
         deadline = began + budget if budget else None
-        submission.results = run([target], time_limit, lang, budget, deadline=deadline)
+        submission.results = run([target], time_limit, budget, deadline=deadline)
         # A step whose own checks all pass on the learner's code earns its credit as it is; only
         # the others run again with the reference standing in, in the same budget.
         passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
@@ -157,14 +157,13 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
             found = run(
                 credit.targets(submission.name, submission.impl, implementation, again),
                 time_limit,
-                lang,
                 budget,
                 deadline=deadline,
             )
             submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(
-                submission.impl, steps, time_limit, lang, use_cache, budget=budget, deadline=deadline
+                submission.impl, steps, time_limit, use_cache, budget=budget, deadline=deadline
             )
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]

@@ -47,7 +47,6 @@ class LabBroken(Exception):
 def run(
     targets,
     time_limit=TIME_LIMIT,
-    lang="en",
     budget=None,
     arguments=None,
     confined=None,
@@ -80,10 +79,10 @@ def run(
     workdir = ready.workdir if ready else parent_folder()
     scratch = scratch_folder(workdir, confined)
     try:
-        settings = Plan([], None, [], time_limit, lang, scratch, confined)
+        settings = Plan([], None, [], time_limit, scratch, confined)
         find = probe.find_problems if probe else find_problems
         targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None, find) for t in targets]
-        plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
+        plan = Plan([asdict(t) for t in targets], None, [], time_limit, scratch, confined)
         arguments = arguments or [*CHECKS_ONLY, *_check_files(targets)]
         return _run_until_settled(plan, workdir, (deadline, budget), arguments, kind, ready)
     finally:
