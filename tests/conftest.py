@@ -84,6 +84,7 @@ def pytest_configure(config):
 E2E_MODULES = {
     "test_broken_learner_code",
     "test_checks_stay_in_their_scratch",
+    "test_class_languages",
     "test_class_predictions",
     "test_classroom",
     "test_cli",

@@ -80,7 +80,7 @@ def check_class(
     every_mutant = load_mutants() if mutants else []
     jobs = jobs or os.cpu_count() or 1
     lab = regrade.lab_digest()
-    settings = (float(time_limit), budget, lang, bool(mutants))
+    settings = (float(time_limit), budget, bool(mutants))  # not the language: verdicts are facts
     finished, lock = [], threading.Lock()
 
     def grade(submission):
@@ -142,6 +142,14 @@ def progress_line(submission, done, count, lang="en"):
         steps=len(steps),
         seconds=time_cell(submission, lang),
     )
+
+
+def rechecked_line(outcome, lang="en"):
+    """How many learners this run checked, and how many it took as kept (unchanged since last
+    graded: their verdicts are facts, worded in this run's language)."""
+    graded = [s for s in outcome.submissions if s.impl is not None]
+    kept = sum(s.cached for s in graded)
+    return words_of("class", lang)("rechecked", checked=len(graded) - kept, count=len(graded), kept=kept)
 
 
 def budget_used_up(submission, lang, budget):

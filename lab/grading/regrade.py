@@ -5,9 +5,11 @@ submission is not run again, and one changed learner costs one learner.
 The key: the text of every step file and prediction file (read with the protections of
 lab/model/implementation.py), the checker (lab/grading/checker_digest.py, with the modules that
 run the predictions and the credit), the reference, the mutants, and the run's settings (time
-limit, budget, language, mutants on or off). Results cut short by the budget, and predictions
-not judged, are not kept (lab/cache.py refuses them): they depend on the machine's load, not only
-on the files.
+limit, budget, mutants on or off). Not the language: every verdict is facts
+(lab/model/results.py), worded by the reporters, so a run in another language words the kept
+results anew and checks nothing. Results cut short by the budget, and predictions not judged,
+are not kept (lab/cache.py refuses them): they depend on the machine's load, not only on the
+files.
 """
 
 import hashlib
