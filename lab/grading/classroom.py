@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab import reporters
-from lab.grading import credit, feedback, gradebook, regrade, similarity, unpack
+from lab.grading import chart_kept, credit, feedback, gradebook, regrade, similarity, unpack
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
@@ -330,10 +330,8 @@ def write(outcome, out_dir, lang="en", bom=True):
         run_dir = runs / f"{stamp}-{n}"
     previous = _summary(out / "latest" / "summary.json")
     _write_run(outcome, run_dir, lang, bom, graded_at)
-    from lab.grading import class_chart  # matplotlib loads only when a class is written
-
     graded = sum(not s.problem for s in outcome.submissions)
-    class_chart.draw(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
+    chart_kept.write(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
     latest = out / "latest"
     if latest.is_symlink() or not latest.exists():
