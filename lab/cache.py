@@ -2,8 +2,14 @@
 
 In the manner of pytest's ``Cache.get``/``Cache.set`` (_pytest/cacheprovider.py): every feature
 that keeps results between runs (the kill matrix, the predictions, the steps an implementation
-passes) uses it under a namespace of its own, with a key that is a digest of exactly what the
-value depends on (``key``). A value is never updated in place: a changed input is a new key.
+passes, a class's results) uses it under a namespace of its own, with a key that is a digest of
+exactly what the value depends on (``key``). A value is never updated in place: a changed input
+is a new key.
+
+Results (lab/model/results.py: a check's Result, a Prediction) are given to ``set`` as they are,
+and written here; one that is not complete (its run ended without its verdict) makes the whole
+value refused. A verdict kept is served again until its inputs change: one that was never found
+must be looked for again, whoever asks.
 """
 
 import hashlib
@@ -28,22 +34,41 @@ def get(namespace, key, default=None):
 
 
 def set(namespace, key, value):  # noqa: A001 - the name pytest's Cache gives it
-    """Store a JSON value; written to a temporary file first and renamed into place, so that two
-    runs at once never read half a value. A read-only checkout keeps nothing: the next run
-    computes the value again."""
+    """Store a value (JSON, in which results may stand as they are); False when it was refused,
+    for it holds an incomplete result. Written to a temporary file first and renamed into place,
+    so that two runs at once never read half a value. A read-only checkout keeps nothing: the
+    next run computes the value again."""
     path = _path(namespace, key)
+    try:
+        text = json.dumps(value, default=_stored)
+    except Incomplete:
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
     except OSError:
-        return
+        return False
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(value, out)
+            out.write(text)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
+    return True
+
+
+class Incomplete(Exception):
+    """A value held a result whose run ended without its verdict."""
+
+
+def _stored(result):
+    """A result as JSON, or Incomplete: json.dumps asks for each object it cannot write itself."""
+    if not hasattr(result, "complete"):
+        raise TypeError(f"the cache store keeps JSON and results, not {type(result).__name__}")
+    if not result.complete:
+        raise Incomplete()
+    return result.as_json()
 
 
 def key(*parts):

@@ -94,6 +94,8 @@ def pytest_configure(config):
 E2E_MODULES = {
     "test_broken_learner_code",
     "test_checks_stay_in_their_scratch",
+    "test_class_languages",
+    "test_class_predictions",
     "test_classroom",
     "test_cli",
     "test_field",
@@ -110,6 +112,7 @@ E2E_MODULES = {
     "test_mutation_stage",
     "test_partitions",
     "test_peers",
+    "test_prediction_losses",
     "test_predictions",
     "test_race_clauses",
     "test_reach",

@@ -122,10 +122,10 @@ def test_a_check_stops_at_the_first_file_it_needs_that_does_not_load_and_never_a
     problems = {6: "06-complete/step.py: boom", 8: "08-claim-many/step.py: bang"}
     needs = frozenset({"claim", "complete", "release", "claim_many"})
     with pytest.raises(LoadFailure) as own:  # its own step's file first
-        stop_if_blocked(8, problems, needs, "en")
+        stop_if_blocked(8, problems, needs)
     assert str(own.value) == "step 8 cannot be checked: 08-claim-many/step.py: bang (needed: `claim_many`)"
     with pytest.raises(LoadFailure) as earlier:  # then the first earlier one whose function it calls
-        stop_if_blocked(7, problems, needs, "en")
+        stop_if_blocked(7, problems, needs)
     assert str(earlier.value) == "step 7 cannot be checked: 06-complete/step.py: boom (needed: `complete`)"
-    stop_if_blocked(7, problems, frozenset({"claim", "release"}), "en")  # it calls nothing of step 6
-    stop_if_blocked(5, problems, needs, "en")  # a later step's file never stops an earlier step's check
+    stop_if_blocked(7, problems, frozenset({"claim", "release"}))  # it calls nothing of step 6
+    stop_if_blocked(5, problems, needs)  # a later step's file never stops an earlier step's check

@@ -6,7 +6,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from lab.grading import class_chart, classroom
+import pytest
+
+from lab import cache
+from lab.grading import chart_kept, class_chart, classroom
 from lab.grading.submission import Submission
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
@@ -84,6 +87,23 @@ def test_the_chart_is_drawn_as_png_and_svg_and_the_same_class_draws_the_same_svg
         svg, png = class_chart.draw(classroom.mutants_caught(outcome), classroom.clauses_failed(outcome), 5, out)
     assert png.read_bytes().startswith(b"\x89PNG") and "C4.5" in svg.read_text(encoding="utf-8")
     assert (first / "class.svg").read_bytes() == (second / "class.svg").read_bytes()
+
+
+def test_a_chart_drawn_once_is_taken_from_the_cache_for_the_same_numbers(tmp_path, monkeypatch):
+    """A --lang re-run draws the same picture (the chart is in English): matplotlib is not loaded."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    outcome = a_class()
+    caught, failed = classroom.mutants_caught(outcome), classroom.clauses_failed(outcome)
+    drawn, kept, other = tmp_path / "drawn", tmp_path / "kept", tmp_path / "other"
+    for out in (drawn, kept, other):
+        out.mkdir()
+    chart_kept.write(caught, failed, 5, drawn)
+    monkeypatch.setattr(class_chart, "draw", lambda *a: pytest.fail("the same picture was drawn again"))
+    chart_kept.write(caught, failed, 5, kept)
+    for name in ("class.svg", "class.png"):
+        assert (kept / name).read_bytes() == (drawn / name).read_bytes()
+    with pytest.raises(pytest.fail.Exception):  # another number is another picture
+        chart_kept.write(caught, failed, 6, other)
 
 
 def test_without_predictions_the_chart_says_so():

@@ -75,7 +75,7 @@ def fake_matrix(tmp_path, monkeypatch):
     fails (or, for the checks in ran.timing_out, times out); returns the targets run."""
     ran = Ran()
 
-    def run(targets, time_limit, lang, budget=None, probe=None):
+    def run(targets, time_limit, budget=None, probe=None):
         ran.extend(targets)
         return [
             Result(
@@ -314,14 +314,14 @@ def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(m
     target = Target("steps", (step,), impl="steps")
     ran = []
 
-    def run(targets, time_limit, lang, budget=None, probe=None):
+    def run(targets, time_limit, budget=None, probe=None):
         (part,) = targets
         ran.append(part)
         names = [c for c in checks.checks_of(step) if part.checks is None or c in part.checks]
         return [Result(f"{part.id}::{c}", c, part.id, step, [], "timeout", "", 0.0) for c in names]
 
     monkeypatch.setattr(kill_matrix, "run", run)
-    found = kill_matrix._run_in_parallel([target], 1.0, "en")
+    found = kill_matrix._run_in_parallel([target], 1.0)
     assert len(ran) == kill_matrix.PARTS + 1 and ran[-1] == target  # the parts, then one run
     assert [r.check for r in found[target.id]] == list(checks.checks_of(step))
 

@@ -19,7 +19,7 @@ EVERY_STEP = tuple(step.number for step in load_course())
 def fake_run(calls, failing=()):
     """A stand-in for lab.running.runner.run: one result per check asked for, failed in `failing` steps."""
 
-    def run(targets, time_limit, lang, budget=None, probe=None):
+    def run(targets, time_limit, budget=None, probe=None):
         (target,) = targets
         calls.append(target.steps)
         calls.checks = target.checks

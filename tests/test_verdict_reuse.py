@@ -44,7 +44,7 @@ def ran(tmp_path, monkeypatch):
     found = Ran()
     found.statuses = {}
 
-    def run(targets, time_limit, lang, budget=None, probe=None):
+    def run(targets, time_limit, budget=None, probe=None):
         results = []
         for target in targets:
             for step in target.steps:
@@ -362,24 +362,17 @@ def test_the_report_says_in_one_line_how_many_checks_were_reused():
     assert result(1, "a", True) == result(1, "a", False)  # a reused result is the result it was kept from
 
 
-def test_a_message_worded_by_the_learner_process_is_reused_only_in_its_language(ran, tmp_path, monkeypatch):
-    worded = {"en": "cannot check step 1: lease.py does not load", "ja": "ステップ 1 を検査できません"}
-    path = learner_file(tmp_path, REFERENCE)
-
-    def run(targets, time_limit, lang, budget=None, probe=None):
-        ran.extend((t.id, 1, name) for t in targets for name in checks.checks_of(1))
-        return [
-            Result(name, name, t.id, 1, [], CheckStatus.ERROR, worded[lang], 0.0)
-            for t in targets
-            for name in checks.checks_of(1)
-        ]
-
-    monkeypatch.setattr(kill_matrix, "run", run)
-    assert checked(path, ran, (1,), lang="en") == every_check_of(1)
-    assert checked(path, ran, (1,), lang="ja") == every_check_of(1)  # a file that does not load: worded in English
-    for lang in ("en", "ja"):
-        results, count = kill_matrix.results([kill_matrix.learner(path, (1,))], lang=lang)
-        assert count == 0 and {r.message for r in results} == {worded[lang]}
+def test_a_file_that_does_not_load_is_kept_as_facts_and_reused_in_either_language(tmp_path, monkeypatch):
+    """The learner process used to word a file that does not load in the run's language, and such
+    results were kept per language; now they are facts like every other message, kept once."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    path = learner_file(tmp_path, "def init_db(path:\n    pass\n")
+    first, ran = kill_matrix.results([kill_matrix.learner(path, (1,))])
+    again, reran = kill_matrix.results([kill_matrix.learner(path, (1,))])
+    assert ran == 1 and reran == 0 and all(r.reused for r in again)
+    assert {type(r.message).__name__ for r in again} == {"Words"}
+    assert all("SyntaxError" in r.said("en") and "cannot be checked" in r.said("en") for r in again)
+    assert all("SyntaxError" in r.said("ja") and "検査できません" in r.said("ja") for r in again)
 
 
 def test_the_json_results_say_which_checks_were_reused():

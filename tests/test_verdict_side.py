@@ -257,7 +257,7 @@ def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
 # A prediction that sleeps far past the budget (but within its time limit), so that only the budget
 # can stop it; the budget is ten times what starting the prediction's run takes on a quiet machine,
 # so that a loaded one still starts it within the budget: at 3 s, one beside busy workers had not
-# collected the prediction yet (no_prediction, not rejects_correct_code).
+# collected the prediction yet (no_prediction, not not_judged).
 SLOW_BUDGET, SLOW_PREDICTION, SLOW_TIME_LIMIT = 10, 90, 120
 
 
@@ -270,7 +270,9 @@ def test_predictions_count_in_the_learners_budget(tmp_path):
         folder, (4,), time_limit=SLOW_TIME_LIMIT, use_cache=False, budget=SLOW_BUDGET, deadline=began + SLOW_BUDGET
     )
     assert time.monotonic() - began < SLOW_PREDICTION / 2  # stopped by the budget, long before the sleep ends
-    assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
+    # Cut short, it gave no verdict: not judged, neither wrong (as "rejects correct code" said) nor right.
+    assert found.status == PredictionStatus.NOT_JUDGED and found.caught_count == 0
+    assert "time budget of 10 s" in found.said("en")
 
 
 SEES_ONLY_BEHAVIOUR = """
@@ -374,9 +376,9 @@ def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_ma
     folders the checks made (support.open_db looks at them first), and the claims' socket."""
     target = _probed(
         Target("honest", (2, 8), impl=str(LAB_ROOT / "solutions")),
-        Plan([], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True),
+        Plan([], None, [], 10.0, confinement.SCRATCH_INSIDE, True),
     )
-    plan = Plan([asdict(target)], None, [], 10.0, "en", confinement.SCRATCH_INSIDE, True)
+    plan = Plan([asdict(target)], None, [], 10.0, confinement.SCRATCH_INSIDE, True)
     plan_path = tmp_path / "plan.json"
     plan.dump(plan_path)
     reading, writing = os.pipe()

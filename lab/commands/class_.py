@@ -62,6 +62,7 @@ def run(arguments, settings):
     markdown, table = classroom.write(outcome, settings.out, lang, bom=not arguments.no_bom)
     for row in classroom.table(outcome, lang)[1:]:
         print(inert.terminal(row[-1]))
+    print(classroom.rechecked_line(outcome, lang))
     if outcome.changes:
         print("\n".join([say("class.changes_heading", lang), *map(inert.terminal, outcome.changes)]))
     elif outcome.changes is not None:

@@ -52,7 +52,7 @@ def run(arguments, settings):
         from lab.dev import durations
 
         try:
-            print(durations.write(settings.time_limit, settings.lang))
+            print(durations.write(settings.time_limit))
         except durations.ReferenceFails as failed:
             print(f"dev durations: the reference fails {failed}; the table is left as it was")
             return ExitStatus.LAB_BROKEN

@@ -16,6 +16,6 @@ def run(arguments, settings):
     from lab.store import Store
 
     store = Store(settings.root)
-    states = progress.step_states(store.root / "steps", store, settings.lang)[0]
+    states = progress.step_states(store.root / "steps", store)[0]
     print("\n".join(progress.next_lines(states, store, settings.lang)))
     return ExitStatus.ALL_PASS

@@ -25,11 +25,9 @@ class ReferenceFails(Exception):
     """The reference failed checks: their times would weigh what the reference does not do."""
 
 
-def write(time_limit, lang="en"):
+def write(time_limit):
     """Measure, then write the table; the path written."""
-    results = run(
-        [Target("solutions", tuple(s.number for s in load_course()), impl=str(SOLUTIONS_DIR))], time_limit, lang
-    )
+    results = run([Target("solutions", tuple(s.number for s in load_course()), impl=str(SOLUTIONS_DIR))], time_limit)
     failed = [r.check for r in results if not r.passed]
     if failed:
         raise ReferenceFails(", ".join(failed))

@@ -81,11 +81,11 @@ def check(
         implementation = read(impl_path, label=impl_label, lang=lang)
         label = implementation.label
         targets = credit.targets(label, impl_path, implementation, steps)
-        learner_run = functools.partial(_credit_results, targets, label, time_limit, lang, budget)
+        learner_run = functools.partial(_credit_results, targets, label, time_limit, budget)
     else:
         job = kill_matrix.learner(impl_path, steps, impl_label, lang)
         label = job.target.id
-        learner_run = functools.partial(_course_results, job, time_limit, lang, use_cache, budget)
+        learner_run = functools.partial(_course_results, job, time_limit, use_cache, budget)
     mutants = [m for m in load_mutants() if m.step in mutant_steps]
     # The mutants and the predictions wait until the learner's verdicts are looked up: most often
     # found in the cache, they are work of this process's own, which would hold back the start of
@@ -93,7 +93,7 @@ def check(
     learner_looked_up = threading.Event()
     with ThreadPoolExecutor(3) as pool:
         results = pool.submit(learner_run, learner_looked_up.set)
-        mutant_run = pool.submit(_after, learner_looked_up, mutant_verdicts, mutants, time_limit, lang, use_cache)
+        mutant_run = pool.submit(_after, learner_looked_up, mutant_verdicts, mutants, time_limit, use_cache)
         # The learner's predictions meet the same mutants, in children of their own.
         predicted = pool.submit(
             _after,
@@ -102,7 +102,6 @@ def check(
             impl_path,
             tuple(mutant_steps),
             time_limit,
-            lang,
             use_cache,
         )
         verdicts, matrix_cached = mutant_run.result()
@@ -128,27 +127,27 @@ def _after(event, function, *arguments):
     return function(*arguments)
 
 
-def _course_results(job, time_limit, lang, use_cache, budget, looked_up):
+def _course_results(job, time_limit, use_cache, budget, looked_up):
     """The learner's checks of the course, each reused when nothing it can reach changed."""
     try:
-        return kill_matrix.results([job], time_limit, lang, use_cache, budget, looked_up)[0]
+        return kill_matrix.results([job], time_limit, use_cache, budget, looked_up)[0]
     finally:
         looked_up()  # when the look-up itself failed: the mutants need not wait for ever
 
 
-def _credit_results(targets, label, time_limit, lang, budget, looked_up):
+def _credit_results(targets, label, time_limit, budget, looked_up):
     """Each step's own checks, the reference standing in for the other steps: never reused."""
     looked_up()
-    results = run(targets, time_limit, lang, budget)
+    results = run(targets, time_limit, budget)
     return [r for own in credit.split(results, label)[1].values() for r in own]
 
 
-def mutant_verdicts(mutants, time_limit=TIME_LIMIT, lang="en", use_cache=True):
+def mutant_verdicts(mutants, time_limit=TIME_LIMIT, use_cache=True):
     """Each mutant's verdict from the kill matrix, and whether the matrix came from the cache.
 
     A mutant that does not apply at exactly one place stops the run here, with its file named.
     """
-    results, ran = kill_matrix.results(kill_matrix.prebuilt(mutants), time_limit, lang, use_cache)
+    results, ran = kill_matrix.results(kill_matrix.prebuilt(mutants), time_limit, use_cache)
     return [_verdict(m, results) for m in mutants], not ran
 
 
@@ -157,10 +156,10 @@ def _verdict(mutant, results):
     return MutantVerdict(mutant, killed_by=kill_matrix.killed_by(own), passed_by=[r.check for r in own if r.passed])
 
 
-def step_results(impl_path, steps, time_limit=TIME_LIMIT, lang="en"):
+def step_results(impl_path, steps, time_limit=TIME_LIMIT):
     """The checks of `steps` against the implementation at impl_path, without mutants or
     predictions (make progress): one Result per check, reused where `make check-step` ran it."""
-    results, _ = kill_matrix.results([kill_matrix.learner(impl_path, steps)], time_limit, lang)
+    results, _ = kill_matrix.results([kill_matrix.learner(impl_path, steps)], time_limit)
     return results
 
 

@@ -13,6 +13,7 @@ import functools
 import sqlite3
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 from lab import cache
 from lab.model.course import LAB_ROOT
@@ -66,11 +67,27 @@ def _named(path):
     return _named_in(*_stamp(path))
 
 
+NAMES = "module-names"  # in the cache store: what a module's text names, by this module's rules
+RULES = Path(__file__).read_text(encoding="utf-8")
+
+
 @functools.lru_cache(maxsize=256)  # by the file's stamp: parsing every module costs 50 ms a key
 def _named_in(path, mtime, size):
-    """Every lab module name a file mentions: in an import or as a string."""
+    """Every lab module name a file mentions: in an import or as a string. Kept in the cache store
+    by the file's text: parsing the modules costs each process a quarter of a second, a re-grade
+    of an unchanged class a fifth of its time."""
+    text = path.read_text(encoding="utf-8")
+    key = cache.key(RULES, text)
+    kept = cache.get(NAMES, key)
+    if kept is None:
+        kept = sorted(_names(text))
+        cache.set(NAMES, key, kept)
+    return set(kept)
+
+
+def _names(text):
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

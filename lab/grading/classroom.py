@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab import reporters
-from lab.grading import credit, feedback, gradebook, regrade, similarity, unpack
+from lab.grading import chart_kept, credit, feedback, gradebook, regrade, similarity, unpack
 from lab.grading.check import CheckRun, mutant_verdicts
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
@@ -80,7 +80,7 @@ def check_class(
     every_mutant = load_mutants() if mutants else []
     jobs = jobs or os.cpu_count() or 1
     lab = regrade.lab_digest()
-    settings = (float(time_limit), budget, lang, bool(mutants))
+    settings = (float(time_limit), budget, bool(mutants))  # not the language: verdicts are facts
     finished, lock = [], threading.Lock()
 
     def grade(submission):
@@ -94,13 +94,9 @@ def check_class(
                 key = regrade.key(lab, submission.digest, (*settings, *where))
                 submission.cached = use_cache and regrade.load(submission, key)
             if not submission.cached:
-                check_one(submission, steps, time_limit, lang, budget, mutants)
-                if (
-                    submission.impl is not None
-                    and not submission.problem
-                    and not budget_used_up(submission, lang, budget)
-                ):
-                    regrade.keep(submission, key)
+                check_one(submission, steps, time_limit, lang, budget, mutants, use_cache)
+                if submission.impl is not None and not submission.problem:
+                    regrade.keep(submission, key)  # kept only when every verdict is complete
         except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
             submission.problem = submission.problem or (str(error).splitlines() or [type(error).__name__])[0]
         submission.budget_used = budget_used_up(submission, lang, budget)
@@ -110,7 +106,7 @@ def check_class(
                 on_done(submission, len(finished), len(submissions))
 
     with workspace, ThreadPoolExecutor(jobs) as pool:
-        matrix = pool.submit(mutant_verdicts, every_mutant, time_limit, lang)
+        matrix = pool.submit(mutant_verdicts, every_mutant, time_limit)
         for submission in submissions:
             pool.submit(grade, submission)
         verdicts, _ = matrix.result()
@@ -146,6 +142,14 @@ def progress_line(submission, done, count, lang="en"):
         steps=len(steps),
         seconds=time_cell(submission, lang),
     )
+
+
+def rechecked_line(outcome, lang="en"):
+    """How many learners this run checked, and how many it took as kept (unchanged since last
+    graded: their verdicts are facts, worded in this run's language)."""
+    graded = [s for s in outcome.submissions if s.impl is not None]
+    kept = sum(s.cached for s in graded)
+    return words_of("class", lang)("rechecked", checked=len(graded) - kept, count=len(graded), kept=kept)
 
 
 def budget_used_up(submission, lang, budget):
@@ -256,8 +260,9 @@ def likeness_cell(submission, threshold, lang="en"):
 
 def prediction_cell(submission, lang="en"):
     """What the learner's predictions catch, scored against the mutants of the steps they
-    predicted (a prediction that rejects correct code catches none): no prediction, never
-    started, or per step k of its n mutants, with the broken change to review marked."""
+    predicted (a prediction that rejects correct code catches none; one not judged counts in
+    neither number): no prediction, never started, or per step k of its n mutants, with the
+    broken change to review marked."""
     words = words_of("class", lang)
     if submission.predictions is None:
         return words("not_run")
@@ -269,6 +274,9 @@ def prediction_cell(submission, lang="en"):
     parts, caught, count = [], 0, 0
     for prediction in written:
         own = [m for m in every_mutant if m.step == prediction.step]
+        if not prediction.complete:
+            parts.append(words("pred_not_judged", step=prediction.step))
+            continue
         if prediction.status == PredictionStatus.REJECTS:
             parts.append(words("pred_rejects", step=prediction.step))
             count += len(own)
@@ -311,7 +319,7 @@ def write(outcome, out_dir, lang="en", bom=True):
     back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
     the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
     out = Path(out_dir)
-    graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    graded_at = gradebook.timestamp()
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -322,10 +330,8 @@ def write(outcome, out_dir, lang="en", bom=True):
         run_dir = runs / f"{stamp}-{n}"
     previous = _summary(out / "latest" / "summary.json")
     _write_run(outcome, run_dir, lang, bom, graded_at)
-    from lab.grading import class_chart  # matplotlib loads only when a class is written
-
     graded = sum(not s.problem for s in outcome.submissions)
-    class_chart.draw(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
+    chart_kept.write(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
     latest = out / "latest"
     if latest.is_symlink() or not latest.exists():
@@ -399,10 +405,23 @@ def _write_learner(outcome, submission, row, out, lang, graded_at, steps):
     (out / "feedback" / f"{submission.name}.html").write_text(
         feedback.html(text, lang, title), encoding="utf-8", errors="backslashreplace"
     )
+    return summary_of(submission, steps, outcome.root)
+
+
+def summary_of(submission, steps, root=None):
+    """A learner's verdicts as the next run compares them (changes), in no language: the steps
+    credited, each step's course cell in English, each written prediction's step, state and
+    mutants caught (None: predictions not run)."""
+    graded = not submission.problem
     return {
         "digest": submission.digest,
         "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
-        "cells": row[1 : 1 + len(steps)],
+        "cells": [
+            cell([r for r in submission.results if r.step == n], "en", root) if graded else "error" for n in steps
+        ],
+        "predictions": None
+        if submission.predictions is None
+        else [[p.step, p.status, p.caught_count] for p in submission.predictions if p.written],
     }
 
 
@@ -427,7 +446,9 @@ def _summary(path):
 
 
 def changes(before, after, lang="en"):
-    """One line per learner whose credit or verdicts moved between two runs' summaries."""
+    """One line per learner whose credit or verdicts moved between two runs' summaries, and one
+    per learner whose predictions did (a summary written before predictions were in it says
+    nothing of them)."""
     words = words_of("class", lang)
     if before is None:  # the first run into this folder
         return None
@@ -436,7 +457,8 @@ def changes(before, after, lang="en"):
         then = before.get(name)
         if then is None:
             lines.append(words("change_new", name=name))
-        elif then.get("credit") != now["credit"] or then.get("cells") != now["cells"]:
+            continue
+        if then.get("credit") != now["credit"] or then.get("cells") != now["cells"]:
             lines.append(
                 words(
                     "change_moved",
@@ -446,6 +468,10 @@ def changes(before, after, lang="en"):
                     steps=len(now["cells"]),
                 )
             )
+        predicted = then.get("predictions", now.get("predictions"))
+        if predicted != now.get("predictions"):
+            caught = [sum(p[2] for p in found or []) for found in (predicted, now.get("predictions"))]
+            lines.append(words("change_predictions", name=name, before=caught[0], after=caught[1]))
     lines += [words("change_gone", name=name) for name in before if name not in after]
     return lines
 

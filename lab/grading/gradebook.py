@@ -4,21 +4,37 @@ Its headers and values are the same in every language (a machine format: the tra
 for reading is class.csv). UTF-8 with a byte-order mark by default, so that Excel on a Japanese
 Windows reads it as UTF-8; plain UTF-8 on request. Points: each credited step's `points` in
 course.toml (1 unless it says otherwise).
+
+Predictions, per step: its state (none, written, rejects_correct_code, not_judged, or not_run
+with MUTANTS=0), the step's mutants it caught of how many, whether it caught the change to
+review; then their totals. A prediction that rejects correct code catches none of its step's
+mutants; one not judged (its run ended without its results) counts in no total but its own.
 """
 
 import csv
 import hashlib
+import unicodedata
+from datetime import datetime
 
 from lab.grading import credit, similarity
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
-from lab.model.results import CheckStatus, PredictionStatus
+from lab.model.results import CheckStatus
 from lab.text import inert
 
 
 def learner_id(name):
-    """A stable id: the same folder name gives the same id in every run and on every machine."""
-    return "L" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    """A stable id: the same name gives the same id in every run and on every machine, however it
+    was typed (composed, NFC: a macOS folder name holds "が" as "か" and a combining mark)."""
+    return "L" + hashlib.sha256(unicodedata.normalize("NFC", name).encode("utf-8")).hexdigest()[:8]
+
+
+def timestamp(moment=None, zone=None):
+    """A moment (seconds since the epoch; now by default) as ISO 8601 in the instructor's time
+    zone, with its offset: 2026-12-06T15:04:05+09:00. zone: a tzinfo; by default the machine's
+    local one (TZ)."""
+    when = datetime.now() if moment is None else datetime.fromtimestamp(moment)
+    return (when.astimezone(zone) if zone else when.astimezone()).isoformat(timespec="seconds")
 
 
 def header(steps):
@@ -44,6 +60,11 @@ def header(steps):
             f"step{n}_prediction_review_caught",
         ]
     columns += [
+        "predictions_written",
+        "predictions_not_judged",
+        "predictions_caught",
+        "predictions_mutants",
+        "predictions_review_caught",
         "similarity_fingerprints",
         "similarity_reference",
         "similarity_closest_learner",
@@ -74,22 +95,7 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
     for n, ok in zip(steps, passing):
         own = submission.credit.get(n, [])
         values += [int(credit.earned(own)), sum(r.status == CheckStatus.PASSED for r in own), len(own), int(ok)]
-    by_prediction = {p.step: p for p in submission.predictions or []}
-    for n in steps:
-        found, mutants = by_prediction.get(n), [m for m in every_mutant if m.step == n]
-        if submission.predictions is None:
-            values += ["not_run", "", "", ""]
-        elif found is None or not found.written:
-            values += ["none", "", len(mutants), ""]
-        else:
-            caught = sum(found.caught(m.id) for m in mutants)
-            written = found.status == PredictionStatus.WRITTEN
-            values += [
-                found.status,
-                caught,
-                len(mutants),
-                _yes(found.catches_the_snippet(every_mutant)) if written else "no",
-            ]
+    values += _predictions(submission, steps, every_mutant)
     alike = submission.likeness
     values += (
         [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))]
@@ -102,6 +108,29 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
         sum(weights[n] for n in steps if credit.earned(submission.credit.get(n, []))) if not submission.problem else 0
     )
     return [*values, points, sum(weights[n] for n in steps)]
+
+
+def _predictions(submission, steps, every_mutant):
+    """The prediction columns: four per step, then the totals."""
+    if submission.predictions is None:
+        return ["not_run", "", "", ""] * len(steps) + [""] * 5
+    by_step = {p.step: p for p in submission.predictions}
+    values, written, not_judged, caught, count, review = [], 0, 0, 0, 0, 0
+    for n in steps:
+        found, mutants = by_step.get(n), [m for m in every_mutant if m.step == n]
+        if found is None or not found.written:
+            values += ["none", "", len(mutants), ""]
+            continue
+        written += 1
+        if not found.complete:
+            not_judged += 1
+            values += [found.status, "", len(mutants), ""]
+            continue
+        hits = sum(found.caught(m.id) for m in mutants)
+        snippet = found.catches_the_snippet(every_mutant)
+        caught, count, review = caught + hits, count + len(mutants), review + snippet
+        values += [found.status, hits, len(mutants), _yes(snippet)]
+    return [*values, written, not_judged, caught, count, review]
 
 
 def write(outcome, path, graded_at, bom=True):

@@ -17,10 +17,8 @@ files' names as a report shows them, the checker (lab.grading.checker_digest: th
 lab modules that run them, Python, SQLite, pytest, Hypothesis), the target's id and the time
 limit. Not the other steps of the run: a check's results do not depend on them (a run that lost
 a check is kept whole, under a key that holds its steps). Not the language: results are facts
-(lab/model/results.py), worded only where they are shown; the one exception, a file that does
-not load, is worded by the learner process in the language of the run (lab/sandbox/loading.py),
-so results that hold a worded message are kept under a key that holds the language too. Not the
-problems the runner's probe finds first (lab/running/probe.py): they follow from the module-level
+(lab/model/results.py), a file that does not load included (lab/sandbox/loading.py), worded
+only where they are shown. Not the problems the runner's probe finds first (lab/running/probe.py): they follow from the module-level
 code of the files, which every check's text holds, and the time limit.
 
 So ``make check`` reuses what ``make check-step N`` computed, ``LAB_LANG=ja`` what English did,
@@ -107,35 +105,35 @@ def learner(impl_path, steps, label=None, lang="en"):
     return job_of(Target(implementation.label, tuple(steps), impl=impl, files=files), implementation, learner=True)
 
 
-def results(jobs, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None, looked_up=None):
+def results(jobs, time_limit=TIME_LIMIT, use_cache=True, budget=None, looked_up=None):
     """(every job's results, in the jobs' and the checks' order; how many jobs ran, wholly or in
     part): the others came from the cache, and say so (Result.reused). budget: seconds the checks
     that run may take in all (lab.running.runner.run); a check it cuts short is a timeout, which
     is never reused for the learner, the only job with a budget. looked_up: called once the
     cache has been read, before any check runs."""
     checker = checker_digest()
-    keys = {job.target.id: _keys(job, time_limit, checker, lang) for job in jobs}
+    keys = {job.target.id: _keys(job, time_limit, checker) for job in jobs}
     found = {job.target.id: _cached(job, keys[job.target.id]) if use_cache else Found() for job in jobs}
     to_run = [t for job in jobs if (t := _narrowed(job.target, keys[job.target.id], found[job.target.id]))]
     if looked_up:
         looked_up()
-    ran = _run_in_parallel(to_run, time_limit, lang, budget)
+    ran = _run_in_parallel(to_run, time_limit, budget)
     # A check of a partial run hung or crashed: that may change what the others report, run them all.
     lost = {
         t.id: replace(t, steps=_steps(keys[t.id].checks), checks=None)
         for t in to_run
         if t.checks is not None and _lossy(ran[t.id])
     }
-    ran.update(_run_in_parallel(list(lost.values()), time_limit, lang, budget))
+    ran.update(_run_in_parallel(list(lost.values()), time_limit, budget))
     for target in to_run:
         target = lost.get(target.id, target)
         _store(target, ran[target.id], keys[target.id], found[target.id])
     return [r for job in jobs for r in found[job.target.id].ordered(keys[job.target.id])], len(to_run)
 
 
-def pending(job, time_limit=TIME_LIMIT, lang="en"):
+def pending(job, time_limit=TIME_LIMIT):
     """The steps of the job whose checks would run (see results): none when all are cached."""
-    keys = _keys(job, time_limit, checker_digest(), lang)
+    keys = _keys(job, time_limit, checker_digest())
     target = _narrowed(job.target, keys, _cached(job, keys))
     return target.steps if target else ()
 
@@ -155,10 +153,6 @@ class Keys:
 
     checks: dict  # (step, check) -> the key of that check's results, in collection order
     whole: str  # the key of a whole run's results
-    lang: str  # results that hold a worded message are kept under each key with the language
-
-    def worded(self, key):
-        return cache.key(key, self.lang)
 
 
 @dataclass
@@ -178,7 +172,7 @@ class Found:
         return [r for name in keys.checks if name in self.checks for r in self.checks[name]]
 
 
-def _keys(job, time_limit, checker, lang):
+def _keys(job, time_limit, checker):
     target, text, starts = job.target, job.text, job.starts
     common = (checker, target.id, str(float(time_limit)), *("\0".join(map(str, file[:3])) for file in job.files))
     return Keys(
@@ -188,26 +182,23 @@ def _keys(job, time_limit, checker, lang):
             for check in checks_of(step)
         },
         whole=cache.key(*common, WHOLE, repr(target.steps), relevant_text(text, target.steps, starts)),
-        lang=lang,
     )
 
 
 def _cached(job, keys):
-    whole = _reusable(job, _stored(keys, keys.whole))
+    whole = _reusable(job, _stored(keys.whole))
     if whole is not None:
         return Found(whole=whole)
-    found = {name: _reusable(job, _stored(keys, key)) for name, key in keys.checks.items()}
+    found = {name: _reusable(job, _stored(key)) for name, key in keys.checks.items()}
     return Found(checks={name: stored for name, stored in found.items() if stored is not None})
 
 
-def _stored(keys, key):
-    """The results kept under key (or under key and the language, when they hold a worded message)."""
-    for kept in (key, keys.worded(key)):
-        try:
-            return [replace(Result(**r), reused=True) for r in cache.get(NAMESPACE, kept)]
-        except TypeError:  # not there, or written by another version of Result
-            continue
-    return None
+def _stored(key):
+    """The results kept under key, or None."""
+    try:
+        return [replace(Result(**r), reused=True) for r in cache.get(NAMESPACE, key)]
+    except TypeError:  # not there, or written by another version of Result
+        return None
 
 
 def _reusable(job, results):
@@ -236,18 +227,17 @@ def _store(target, results, keys, found):
     whole = _lossy(results) or any((r.step, r.check) not in keys.checks for r in results)
     if target.checks is None and whole:
         found.checks, found.whole = {}, results
-        _keep(keys, keys.whole, results)
+        _keep(keys.whole, results)
         return
     for name in keys.checks:
         if target.checks is None or (name[0] in target.steps and name[1] in target.checks):
             found.checks[name] = [r for r in results if (r.step, r.check) == name]
-            _keep(keys, keys.checks[name], found.checks[name])
+            _keep(keys.checks[name], found.checks[name])
 
 
-def _keep(keys, key, results):
+def _keep(key, results):
     """Results are kept without what varies with the machine (the duration)."""
-    worded = any(isinstance(r.message, str) and r.message for r in results)
-    cache.set(NAMESPACE, keys.worded(key) if worded else key, [replace(r, duration=0.0).as_json() for r in results])
+    cache.set(NAMESPACE, key, [replace(r, duration=0.0) for r in results])
 
 
 def _steps(names):
@@ -259,7 +249,7 @@ def _lossy(results):
     return any(r.status in LOSSES or r.message == NOT_RUN for r in results)
 
 
-def _run_in_parallel(targets, time_limit, lang, budget=None):
+def _run_in_parallel(targets, time_limit, budget=None):
     """{target id: its results}, the targets shared out over one child process per core, each
     share as many checks as the others, as near as can be; the learner's code, when it runs alone
     with slow checks enough, is run in PARTS parts at once, one child each (see _parts), its files
@@ -268,21 +258,21 @@ def _run_in_parallel(targets, time_limit, lang, budget=None):
     parts = _parts(targets[0]) if alone else []
     split = len(parts) > 1
     if split:
-        found = _run_shares([[part] for part in parts], time_limit, lang, budget, SharedProbe())
+        found = _run_shares([[part] for part in parts], time_limit, budget, SharedProbe())
     else:
-        found = _run_shares(_shared_out(targets), time_limit, lang, budget)
+        found = _run_shares(_shared_out(targets), time_limit, budget)
     if split and len(parts[0].steps) == 1 and _lossy(found[targets[0].id]):
         # One step's checks in two children: each counted that step's timeouts and losses on its
         # own, where one run stops the step after TIMEOUT_LIMIT of them. Run it as one run does.
-        found = _run_shares([targets], time_limit, lang, budget)
+        found = _run_shares([targets], time_limit, budget)
     return found
 
 
-def _run_shares(shares, time_limit, lang, budget, probe=None):
+def _run_shares(shares, time_limit, budget, probe=None):
     """probe: a SharedProbe when the shares are the parts of one target."""
     found = {target.id: [] for share in shares for target in share}
     with ThreadPoolExecutor(len(shares) or 1) as pool:
-        for part in pool.map(lambda share: run(share, time_limit, lang, budget, probe=probe), shares):
+        for part in pool.map(lambda share: run(share, time_limit, budget, probe=probe), shares):
             for result in part:
                 found[result.target].append(result)
     return {target_id: sorted(results, key=_collection_order) for target_id, results in found.items()}

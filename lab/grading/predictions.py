@@ -5,13 +5,15 @@ A prediction is ``def test_my_prediction(lease, db):`` in ``NN-name/prediction.p
 learner's steps folder. It runs in child processes through lab/running/runner.py, exactly as the checks
 do, with its own pytest plugin (lab/running/prediction_plugin.py) that gives it the checks' fixtures. It
 catches a mutant when it passes on the reference and fails on the mutant; failing on the
-reference is "rejects correct code". Its verdicts depend only on its text and the lab's files, so
-they are kept in the lab's cache store (lab.cache), keyed on both.
+reference is "rejects correct code". A run that ended without the prediction's results (lost
+twice, or cut short by the budget: lab/running/runner.py) is no verdict: the prediction is "not
+judged", counted neither as right nor as wrong, and runs again next time. Its verdicts depend
+only on its text and the lab's files, so they are kept in the lab's cache store (lab.cache),
+keyed on both; the store never keeps a prediction not judged.
 """
 
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 from lab import cache
@@ -42,11 +44,12 @@ def read_prediction(impl, step):
     return path, read.text, read.refused
 
 
-def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=True, budget=None, deadline=None):
+def run_predictions(impl, steps, time_limit=TIME_LIMIT, use_cache=True, budget=None, deadline=None):
     """One Prediction per step of `steps`: written ones run against the reference and the step's
     mutants (all uncached steps in one child run), the others are "no prediction yet".
     budget, deadline: the learner's budget in seconds, and the moment (time.monotonic) it ends:
-    predictions count in it, and verdicts cut short by it are not cached."""
+    predictions count in it, and one it cuts short is not judged. use_cache: False runs every
+    written prediction (FRESH=1, a class's --regrade-all), and keeps what it finds."""
     course = load_course()
     every_mutant = load_mutants()
     predictions, to_run = [], {}
@@ -71,14 +74,13 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, lang="en", use_cache=Tru
             to_run[number] = (prediction, text, mutants, key)
     if to_run:
         try:
-            results = _run(to_run, time_limit, lang, budget, deadline)
+            results = _run(to_run, time_limit, budget, deadline)
         except LabBroken as error:  # whatever stopped pytest came from the learner's files
             results = [_broken(number, error) for number in to_run]
         for number, (prediction, _, mutants, key) in to_run.items():
             own = [r for r in results if r.step == number]
             _settle(prediction, own, mutants)
-            if deadline is None or time.monotonic() < deadline:
-                cache.set(NAMESPACE, key, [r.as_json() for r in own])
+            cache.set(NAMESPACE, key, own)  # refused when some result is incomplete
     return predictions
 
 
@@ -108,7 +110,7 @@ def _key(text, mutants, time_limit):
     return cache.key(checker_digest(HOST, PLUGIN, __name__), text, reference, *tried, str(float(time_limit)))
 
 
-def _run(to_run, time_limit, lang, budget, deadline):
+def _run(to_run, time_limit, budget, deadline):
     """Every prediction against the reference and its step's mutants, in one protected run."""
     scratch = Path(tempfile.mkdtemp(prefix="lease-lab-predictions-"))
     try:
@@ -122,7 +124,7 @@ def _run(to_run, time_limit, lang, budget, deadline):
             targets += [Target(m.id, (number,), mutant=m.id) for m in mutants]
         # The prediction host (lab/running/prediction_host.py) runs the files with their plugin.
         results = run(
-            targets, time_limit, lang, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST
+            targets, time_limit, arguments=files, readable=[scratch], budget=budget, deadline=deadline, child=HOST
         )
         for result in results:  # the learner's file, not its copy, in every message
             for copy, original in shown.items():
@@ -142,6 +144,10 @@ def _settle(prediction, results, mutants):
     reference = by_target.get(f"{REFERENCE}-{prediction.step}")
     if reference is None or reference.status == CheckStatus.NOT_IMPLEMENTED:
         prediction.status = PredictionStatus.NO_PREDICTION
+        return
+    lost = next((r for r in results if not r.complete), None)
+    if lost is not None:  # a verdict against some target is missing: none is given
+        prediction.status, prediction.message = PredictionStatus.NOT_JUDGED, lost.message
         return
     if not reference.passed:
         prediction.status, prediction.message = PredictionStatus.REJECTS, reference.message or reference.status

@@ -5,8 +5,11 @@ submission is not run again, and one changed learner costs one learner.
 The key: the text of every step file and prediction file (read with the protections of
 lab/model/implementation.py), the checker (lab/grading/checker_digest.py, with the modules that
 run the predictions and the credit), the reference, the mutants, and the run's settings (time
-limit, budget, language, mutants on or off). Results cut short by the budget are not kept: they
-depend on the machine's load, not only on the files.
+limit, budget, mutants on or off). Not the language: every verdict is facts
+(lab/model/results.py), worded by the reporters, so a run in another language words the kept
+results anew and checks nothing. Results cut short by the budget, and predictions not judged,
+are not kept (lab/cache.py refuses them): they depend on the machine's load, not only on the
+files.
 """
 
 import hashlib
@@ -65,16 +68,18 @@ def load(submission, cache_key):
 
 def keep(submission, cache_key):
     """Store a learner's results; an entry already there is left as it is (the class run's
-    integrity check lets cache entries be added during a run, never changed)."""
+    integrity check lets cache entries be added during a run, never changed). The store refuses
+    results some of which a run ended without (the budget ran out, a prediction's run was lost):
+    they depend on the machine's load, not only on the files."""
     if cache.get(NAMESPACE, cache_key) is not None:
         return
     cache.set(
         NAMESPACE,
         cache_key,
         {
-            "results": [r.as_json() for r in submission.results],
-            "credit": {str(n): [r.as_json() for r in rs] for n, rs in submission.credit.items()},
-            "predictions": None if submission.predictions is None else [p.as_json() for p in submission.predictions],
+            "results": submission.results,
+            "credit": {str(n): rs for n, rs in submission.credit.items()},
+            "predictions": submission.predictions,
             "seconds": submission.seconds,
             "problem": submission.problem,
         },

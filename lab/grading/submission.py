@@ -134,8 +134,9 @@ def _kind(entry):
     return {"bytes": entry.stat().st_size} if entry.is_file() else {"kind": "neither a file nor a folder"}
 
 
-def check_one(submission, steps, time_limit, lang, budget, mutants=True):
-    """Fill in the submission's results (and predictions), or the problem that stopped them."""
+def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cache=True):
+    """Fill in the submission's results (and predictions), or the problem that stopped them.
+    use_cache: False runs the predictions too, however often their text ran before."""
     began = time.monotonic()
     if submission.impl is None:  # nothing to grade: no step files, or a folder that is a link
         submission.problem = say(
@@ -146,7 +147,7 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
         implementation = read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
         deadline = began + budget if budget else None
-        submission.results = run([target], time_limit, lang, budget, deadline=deadline)
+        submission.results = run([target], time_limit, budget, deadline=deadline)
         # A step whose own checks all pass on the learner's code earns its credit as it is; only
         # the others run again with the reference standing in, in the same budget.
         passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
@@ -156,14 +157,13 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True):
             found = run(
                 credit.targets(submission.name, submission.impl, implementation, again),
                 time_limit,
-                lang,
                 budget,
                 deadline=deadline,
             )
             submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(
-                submission.impl, steps, time_limit, lang, budget=budget, deadline=deadline
+                submission.impl, steps, time_limit, use_cache, budget=budget, deadline=deadline
             )
     except Exception as error:  # noqa: BLE001 - one folder's trouble never stops the class
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]

@@ -18,7 +18,7 @@ from lab.model.results import StepStatus
 from lab.text.messages import words_of
 
 
-def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
+def step_states(steps_dir, store, time_limit=TIME_LIMIT):
     """(step -> 'not_started' or its verdict dict, the steps whose checks ran now, wholly or in part)."""
     states, started = {}, []
     for step in load_course():
@@ -28,7 +28,7 @@ def step_states(steps_dir, store, lang="en", time_limit=TIME_LIMIT):
             states[step.number] = StepStatus.NOT_STARTED
         else:
             started.append(step.number)
-    results = step_results(steps_dir, started, time_limit, lang) if started else []
+    results = step_results(steps_dir, started, time_limit) if started else []
     states.update((n, verdicts.summarize([r for r in results if r.step == n])) for n in started)
     return states, sorted({r.step for r in results if not r.reused})
 
@@ -44,7 +44,7 @@ def next_step(states):
 def progress(store, lang="en"):
     """The lines of `make progress`."""
     steps_dir = store.root / "steps"
-    states, checked = step_states(steps_dir, store, lang, verdicts.last_time_limit(store))
+    states, checked = step_states(steps_dir, store, verdicts.last_time_limit(store))
     course, words = load_course(), words_of("learner", lang)
     lines = [
         words("progress_heading", count=len(course), steps=f"{sum(_passes(s) for s in states.values())}/{len(course)}")

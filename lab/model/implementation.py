@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from lab.model.course import load_course
+from lab.model.results import Words
 from lab.text.messages import say
 
 STEP_FILE = "step.py"
@@ -99,8 +100,9 @@ def source_file(steps, file, folders):
     return SourceFile(steps, file, data.decode("utf-8-sig", errors="replace"))
 
 
-def load(implementation, module_name="lease", lang="en", known=None):
-    """Execute the implementation's files into one fresh module, collecting per-step problems.
+def load(implementation, module_name="lease", known=None):
+    """Execute the implementation's files into one fresh module, collecting per-step problems
+    (facts, lab/model/results.py: worded by whoever reports them).
 
     A file that does not compile or raises while it runs marks the steps it serves; the files
     after it still load, so that a broken step 5 does not hide a working step 4. `known` maps a
@@ -115,15 +117,15 @@ def load(implementation, module_name="lease", lang="en", known=None):
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
         if problem is None and file.text is None:
-            problem = say(file.refused or "missing", lang, file=shown, limit=MAX_FILE >> 20)
+            problem = Words(file.refused or "missing", file=shown, limit=MAX_FILE >> 20)
         elif problem is None:
-            problem = execute(file.text, str(file.path), shown, module, lang)
+            problem = execute(file.text, str(file.path), shown, module)
         for number in file.steps:
             function = load_course()[number - 1].function
             if problem:
                 loaded.problems[number] = problem
             elif not callable(getattr(module, function, None)):
-                loaded.problems[number] = say("defines_no", lang, file=shown, function=function)
+                loaded.problems[number] = Words("defines_no", file=shown, function=function)
         if not file.steps and not problem:
             stood_in |= standing_in(loaded.problems, {n for n, v in vars(module).items() if callable(v)})
     for number in stood_in:
@@ -138,20 +140,20 @@ def standing_in(problems, callables):
     return {number for number in problems if load_course()[number - 1].function in callables}
 
 
-def execute(text, filename, shown, module, lang="en"):
+def execute(text, filename, shown, module):
     """Run one file's text into module; a message naming the file and line if that fails."""
     try:
         code = _compiled(text, filename)
     except SyntaxError as error:
-        return say("syntax", lang, file=shown, line=error.lineno, kind=type(error).__name__, error=error.msg)
+        return Words("syntax", file=shown, line=error.lineno, kind=type(error).__name__, error=error.msg)
     try:
         exec(code, module.__dict__)
     except BaseException as error:
         if type(error).__name__ == "CheckTimeout":
             raise
         where = _line_in(error, filename)
-        where = say("where", lang, line=where) if where else ""
-        return say("raised", lang, file=shown, where=where, kind=type(error).__name__, error=error)
+        where = Words("where", line=where) if where else ""
+        return Words("raised", file=shown, where=where, kind=type(error).__name__, error=error)
     return None
 
 

@@ -64,11 +64,13 @@ class MutantStatus(StrEnum):
 
 
 class PredictionStatus(StrEnum):
-    """A step's prediction: none yet, written, or refused by the correct code."""
+    """A step's prediction: none yet, written, refused by the correct code, or not judged (its
+    run ended without its results: lab/running/runner.py)."""
 
     NO_PREDICTION = "no_prediction"
     WRITTEN = "written"
     REJECTS = "rejects_correct_code"
+    NOT_JUDGED = "not_judged"
 
 
 class PredictionOutcome(StrEnum):
@@ -312,6 +314,10 @@ class Result:
     # Not run this time: kept from a run of the same code and checks (lab/grading/kill_matrix.py).
     # Not part of what a result is: a reused result equals the one it was kept from.
     reused: bool = field(default=False, compare=False)
+    # False when the run ended without this result's verdict (the budget ran out before it ran, or
+    # the child running a prediction was lost: lab/running/runner.py): such a result is no fact
+    # about the code, so no total counts it and the cache store never keeps it (lab/cache.py).
+    complete: bool = True
 
     def __post_init__(self):
         # Read back from the child's events or from the cache: the enum and the facts again.
@@ -366,6 +372,12 @@ class Prediction:
 
     def as_json(self):
         return {**asdict(self), "message": as_json(self.message)}
+
+    @property
+    def complete(self):
+        """Judged, whatever the verdict: a prediction whose run ended without its results is not
+        (lab/grading/predictions.py), and the cache store never keeps it (lab/cache.py)."""
+        return self.status != PredictionStatus.NOT_JUDGED
 
     @property
     def written(self):

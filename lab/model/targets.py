@@ -16,7 +16,7 @@ from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import Implementation, SourceFile, load, read
 from lab.model.mutants import SOLUTIONS_DIR, apply, load_mutants
 from lab.model.outcomes import LoadFailure
-from lab.text.messages import say
+from lab.model.results import Words, as_json, from_json
 
 PLAN_VARIABLE = "LEASE_LAB_PLAN"
 
@@ -28,26 +28,26 @@ class Target:
     impl: str | None = None  # a steps-like folder or a .py file
     mutant: str | None = None  # the id of a pre-built mutant
     module_file: str | None = None  # one module file of the lab's own: a mutmut mutant, staged whole
-    known_problems: tuple = ()  # (step, message): files that hang or end the process when run
+    known_problems: tuple = ()  # (step, facts): files that hang or end the process when run
     checks: tuple | None = None  # the names of the checks to run, when not every check of the steps
     # The learner's files as the grading parent read them, (steps, path, text, refused) each:
     # the checks never read a learner's folder themselves, so they need not see it.
     files: tuple = ()
 
-    def load(self, lang="en"):
+    def load(self):
         """A fresh module for one check, with the problems found while building it."""
-        return load(implementation_of(self), lang=lang, known=dict(self.known_problems))
+        return load(implementation_of(self), known=dict(self.known_problems))
 
-    def module_for(self, step, lang="en", needs=frozenset()):
-        """A fresh module for one check of `step` that calls the functions `needs`; LoadFailure, in
-        the learner's words, when a file it needs does not load (see stop_if_blocked)."""
-        loaded = self.load(lang)
-        stop_if_blocked(step, loaded.problems, needs, lang)
+    def module_for(self, step, needs=frozenset()):
+        """A fresh module for one check of `step` that calls the functions `needs`; LoadFailure
+        when a file it needs does not load (see stop_if_blocked)."""
+        loaded = self.load()
+        stop_if_blocked(step, loaded.problems, needs)
         return loaded.module
 
 
-def stop_if_blocked(step, problems, needs, lang):
-    """LoadFailure, in the learner's words, when a check of `step` cannot run: its step's file does
+def stop_if_blocked(step, problems, needs):
+    """LoadFailure, with its facts, when a check of `step` cannot run: its step's file does
     not load or does not define its function, or an earlier step's file whose function the check
     calls (`needs`) does not: a check of step 7 that calls complete cannot run without step 6's.
     problems: {step: what went wrong with its file}."""
@@ -55,7 +55,7 @@ def stop_if_blocked(step, problems, needs, lang):
     blocking = step if step in problems else next(iter(earlier), None)
     if blocking is not None:
         function = load_course()[blocking - 1].function
-        raise LoadFailure(say("cannot_check", lang, step=step, problem=problems[blocking], function=function))
+        raise LoadFailure(Words("cannot_check", step=step, problem=problems[blocking], function=function))
 
 
 @cache
@@ -80,7 +80,6 @@ class Plan:
     events: int | None = None  # the descriptor of the pipe the recorder writes its JSON lines to
     skip: list = field(default_factory=list)  # node ids already settled by an earlier child
     time_limit: float = TIME_LIMIT
-    lang: str = "en"
     scratch: str | None = None  # the folder the checks and the learner processes share (databases)
     confined: bool = False  # learner processes run inside bubblewrap
 
@@ -96,7 +95,8 @@ class Plan:
         metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
 
     def dump(self, path):
-        path.write_text(json.dumps(asdict(self)), encoding="utf-8")
+        # the facts of the targets' known problems as JSON too (lab/model/results.py)
+        path.write_text(json.dumps(asdict(self), default=as_json), encoding="utf-8")
 
     @classmethod
     def from_environment(cls):
@@ -116,7 +116,7 @@ class Plan:
 
 
 def _target(data):
-    known = tuple((step, message) for step, message in data.get("known_problems", ()))
+    known = tuple((step, from_json(message)) for step, message in data.get("known_problems", ()))
     checks = None if data.get("checks") is None else tuple(data["checks"])
     files = tuple((tuple(steps), path, text, refused) for steps, path, text, refused in data.get("files", ()))
     return Target(**{**data, "steps": tuple(data["steps"]), "known_problems": known, "checks": checks, "files": files})

@@ -236,6 +236,9 @@ def _render_prediction(console, words, prediction, verdicts, strict, lang="en", 
         console.print(f"  [red]{escape(words('prediction_rejects', file=prediction.file))}[/]")
         for line in tidy(prediction.said(lang)).splitlines():
             console.print(f"      {escape(line)}")
+    elif not prediction.complete:
+        console.print(f"  [yellow]{escape(words('prediction_not_judged', file=prediction.file))}[/]")
+        console.print(f"      {escape(prediction.said(lang))}")
     elif not brief:
         snippet = prediction.catches_the_snippet([v.mutant for v in verdicts])
         tail = words("prediction_snippet_caught" if snippet else "prediction_snippet_missed")

@@ -13,7 +13,7 @@ from lab.sandbox.loading import LoadStopped, load
 
 
 def find_problems(implementation, settings, started=None):
-    """(step, message) for every file of implementation that hangs or ends the process when it runs.
+    """(step, facts) for every file of implementation that hangs or ends the process when it runs.
 
     started: a private learner process started for this before the files were read (a spare's,
     lab/running/spare.py), used for the first try; it is ended here in any case."""
@@ -25,7 +25,7 @@ def find_problems(implementation, settings, started=None):
                 load(process, implementation, known, settings, one_by_one=True)
                 break
             except LoadStopped as stopped:
-                known.update(dict.fromkeys(stopped.file.steps, str(stopped)))
+                known.update(dict.fromkeys(stopped.file.steps, stopped.message))
             finally:
                 process.kill()
     finally:

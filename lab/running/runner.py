@@ -5,6 +5,13 @@ watches it (lab/running/child_process.py). When a child dies in the middle of a 
 (``os._exit``, a crash) or hangs past the time limit where the in-process alarm cannot reach (a
 deadlock in C code), the parent records that check as crashed or timed out and starts a new
 child for the checks still to run.
+
+That loss is the check's verdict: the code under test may run in the checks' child (the
+reference and the mutants do: lab/sandbox/local.py). A prediction's child runs only the
+learner's own test, its targets each in a learner process of their own (lab/running/
+prediction_host.py), so its loss says nothing of the target: the test runs once more in a new
+child, and a second loss leaves it without a verdict (Result.complete is False), which no total
+counts and the cache store never keeps. Neither is a check the budget cut short.
 """
 
 import os
@@ -40,7 +47,6 @@ class LabBroken(Exception):
 def run(
     targets,
     time_limit=TIME_LIMIT,
-    lang="en",
     budget=None,
     arguments=None,
     confined=None,
@@ -73,10 +79,10 @@ def run(
     workdir = ready.workdir if ready else parent_folder()
     scratch = scratch_folder(workdir, confined)
     try:
-        settings = Plan([], None, [], time_limit, lang, scratch, confined)
+        settings = Plan([], None, [], time_limit, scratch, confined)
         find = probe.find_problems if probe else find_problems
         targets = [_probed(t, settings, ready.take_probing() if ready and t.impl else None, find) for t in targets]
-        plan = Plan([asdict(t) for t in targets], None, [], time_limit, lang, scratch, confined)
+        plan = Plan([asdict(t) for t in targets], None, [], time_limit, scratch, confined)
         arguments = arguments or [*CHECKS_ONLY, *_check_files(targets)]
         return _run_until_settled(plan, workdir, (deadline, budget), arguments, kind, ready)
     finally:
@@ -98,6 +104,18 @@ class _Child:
     confined: bool
     readable: tuple
     module: str
+
+    @property
+    def losses_judge(self):
+        """A lost child is the verdict of the check it was running: true of the checks' child,
+        where the code under test may run, not of a prediction's (the module docstring)."""
+        return self.module == CHECKS_CHILD
+
+    def lost_together(self, target, step):
+        """What the losses of one process are counted by: the checks of one step against one
+        target (that target's code ends it), or a prediction's runs against every target (its
+        test ends it, whatever the target)."""
+        return (target, step) if self.losses_judge else (step,)
 
     def waiting_command(self):
         """The command line of a spare child, which reads its plan and arguments from its stdin."""
@@ -161,10 +179,13 @@ def _check_files(targets):
 
 def _run_until_settled(plan, workdir, budget, arguments, child, ready=None):
     """ready: a spare child for the first attempt (lab/running/spare.py), or None."""
-    results, checks, skip, losses = {}, {}, [], {}
+    results, checks, skip, losses, retried = {}, {}, [], {}, set()
+    alone = None  # a lost check of a prediction's child, run once more by itself
     deadline, seconds = budget
     time_limit = plan.time_limit
     for attempt in range(1, 1000):
+        if checks and len(results) == len(checks):
+            break  # the rest of a step was given up: no child is needed to say so
         plan = replace(plan, skip=skip)
         outcome = ready.run(plan, arguments, time_limit, deadline) if ready and attempt == 1 else None
         if outcome is None:
@@ -190,19 +211,32 @@ def _run_until_settled(plan, workdir, budget, arguments, child, ready=None):
                         status=CheckStatus.TIMEOUT,
                         message=Words("budget", budget=seconds),
                         duration=0.0,
+                        complete=False,
                     ),
                 )
             break
         if not checks and outcome.returncode not in (0, 1):
             raise LabBroken(f"the checks could not start (pytest exit {outcome.returncode}):\n{outcome.stderr}")
         if started is None or started in results:
-            break
-        lost = results[started] = _lost(checks[started], outcome, time_limit)
-        _give_up_after(lost, losses, checks, results)
+            if alone is None:
+                break
+            alone, skip = None, list(results)  # it ran again: on with the others
+            continue
+        if not child.losses_judge and started not in retried:
+            # Once more, by itself, in a new child: the loss may have been the machine's.
+            retried.add(started)
+            alone, skip = started, [nodeid for nodeid in checks if nodeid != started]
+            continue
+        alone = None
+        lost = results[started] = _lost(checks[started], outcome, time_limit, child.losses_judge)
+        _give_up_after(lost, losses, checks, results, child)
         skip = list(results)
     # A check collected but never settled (its process lost, for any reason) is no pass.
     for nodeid, check in checks.items():
-        results.setdefault(nodeid, Result(**check, status=CheckStatus.ERROR, message=NOT_RUN, duration=0.0))
+        results.setdefault(
+            nodeid,
+            Result(**check, status=CheckStatus.ERROR, message=NOT_RUN, duration=0.0, complete=child.losses_judge),
+        )
     return [results[nodeid] for nodeid in checks]
 
 
@@ -224,23 +258,30 @@ def _uncollected(plan):
     }
 
 
-def _give_up_after(lost, losses, checks, results):
-    """After LOST_LIMIT checks of one step and target killed or hung their process, skip the
-    rest of that step: each would cost a new process, and a time limit, for the same news."""
-    key = (lost.target, lost.step)
+def _give_up_after(lost, losses, checks, results, child):
+    """After LOST_LIMIT checks of one step and target killed or hung their process (of one
+    prediction, whatever the target), skip the rest of them: each would cost a new process, and
+    a time limit, for the same news."""
+    key = child.lost_together(lost.target, lost.step)
     losses[key] = losses.get(key, 0) + 1
     if losses[key] < LOST_LIMIT:
         return
-    message = Words("not_run_after_losses", count=LOST_LIMIT)
+    # A prediction's other targets: the same news as its lost runs.
+    message = Words("not_run_after_losses", count=LOST_LIMIT) if child.losses_judge else lost.message
     for nodeid, check in checks.items():
-        if (check["target"], check["step"]) == key:
-            results.setdefault(nodeid, Result(**check, status=lost.status, message=message, duration=0.0))
+        if child.lost_together(check["target"], check["step"]) == key:
+            results.setdefault(
+                nodeid, Result(**check, status=lost.status, message=message, duration=0.0, complete=lost.complete)
+            )
 
 
-def _lost(check, outcome, time_limit):
-    """The result of a check during which the child process died or hung."""
+def _lost(check, outcome, time_limit, judged=True):
+    """The result of a check during which the child process died or hung; judged: that is its
+    verdict (the checks' child), else the result is incomplete (a prediction's child, lost twice)."""
     if outcome.hung:
-        status, message = CheckStatus.TIMEOUT, Words("hung", limit=time_limit)
-    else:
+        status, message = CheckStatus.TIMEOUT, Words("hung" if judged else "lost_run_hung", limit=time_limit)
+    elif judged:
         status, message = CheckStatus.CRASHED, Words("crashed", code=outcome.returncode)
-    return Result(**check, status=status, message=message, duration=0.0)
+    else:  # a prediction's host ends with status 1 whatever ended its child: no code to show
+        status, message = CheckStatus.CRASHED, Words("lost_run")
+    return Result(**check, status=status, message=message, duration=0.0, complete=judged)

@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from lab.model.results import as_json
 from lab.running.child_process import (
     STARTUP,
     StartedChild,
@@ -56,7 +57,7 @@ class Spare:
             self.end()
             return None
         started, self.started = self.started, None
-        handover = json.dumps({"plan": asdict(plan), "arguments": list(arguments)}).encode()
+        handover = json.dumps({"plan": asdict(plan), "arguments": list(arguments)}, default=as_json).encode()
         try:
             with started.process.stdin as stdin:
                 stdin.write(handover)

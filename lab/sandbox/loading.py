@@ -1,9 +1,10 @@
-"""Running a learner's files in a learner process, and what went wrong per step while doing so."""
+"""Running a learner's files in a learner process, and what went wrong per step while doing so
+(facts, lab/model/results.py: worded by whoever reports them, in their language)."""
 
 from lab.model.course import load_course
 from lab.model.implementation import MAX_FILE, display_path, standing_in
+from lab.model.results import Words
 from lab.sandbox.channel import REPLY_GRACE, ChannelLost, Stalled
-from lab.text.messages import say
 
 
 def load(process, implementation, known, settings, one_by_one=False):
@@ -15,12 +16,12 @@ def load(process, implementation, known, settings, one_by_one=False):
     one_by_one: a request per file, so that the one that hangs or ends the process is named
     (the probe); otherwise one request for all.
     """
-    lang, problems, to_run = settings.lang, {}, []
+    problems, to_run = {}, []
     for file in implementation.files:
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
         if problem is None and file.text is None:
-            problem = say(file.refused or "missing", lang, file=shown, limit=MAX_FILE >> 20)
+            problem = Words(file.refused or "missing", file=shown, limit=MAX_FILE >> 20)
         if problem:
             problems.update(dict.fromkeys(file.steps, problem))
         else:
@@ -37,15 +38,15 @@ def load(process, implementation, known, settings, one_by_one=False):
             )
         except (Stalled, ChannelLost) as stopped:
             file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
-            raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit, lang)) from None
+            raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit)) from None
         for (file, request), ran in zip(batch, reply["files"]):
-            problem, callables = _problem(ran["problem"], request["shown"], lang), set(ran["callables"])
+            problem, callables = _problem(ran["problem"], request["shown"]), set(ran["callables"])
             for number in file.steps:
                 function = load_course()[number - 1].function
                 if problem:
                     problems[number] = problem
                 elif function not in callables:
-                    problems[number] = say("defines_no", lang, file=request["shown"], function=function)
+                    problems[number] = Words("defines_no", file=request["shown"], function=function)
             if not file.steps and not problem:
                 stood_in |= standing_in(problems, callables)
     for number in stood_in:
@@ -54,23 +55,23 @@ def load(process, implementation, known, settings, one_by_one=False):
 
 
 class LoadStopped(Exception):
-    """Running one file hung or ended the learner process."""
+    """Running one file hung or ended the learner process; message: its facts."""
 
     def __init__(self, file, message):
         super().__init__(message)
-        self.file = file
+        self.file, self.message = file, message
 
 
-def _stopped_message(stopped, shown, limit, lang):
+def _stopped_message(stopped, shown, limit):
     if isinstance(stopped, Stalled):
-        return say("load_hung", lang, file=shown, limit=limit)
-    return say("load_died", lang, file=shown, code=stopped.code)
+        return Words("load_hung", file=shown, limit=limit)
+    return Words("load_died", file=shown, code=stopped.code)
 
 
-def _problem(found, shown, lang):
+def _problem(found, shown):
     if found is None:
         return None
     if found["kind"] == "syntax":
-        return say("syntax", lang, file=shown, line=found["line"], kind=found["type"], error=found["error"])
-    where = say("where", lang, line=found["line"]) if found["line"] else ""
-    return say("raised", lang, file=shown, where=where, kind=found["type"], error=found["error"])
+        return Words("syntax", file=shown, line=found["line"], kind=found["type"], error=found["error"])
+    where = Words("where", line=found["line"]) if found["line"] else ""
+    return Words("raised", file=shown, where=where, kind=found["type"], error=found["error"])

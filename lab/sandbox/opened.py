@@ -16,7 +16,7 @@ def opened(target, step, plan, needs=frozenset()):
         with remote.opened(target, implementation_of(target), step, plan, needs) as module:
             yield module
         return
-    module = LocalModule(target.module_for(step, plan.lang, needs))
+    module = LocalModule(target.module_for(step, needs))
     try:
         yield module
     finally:

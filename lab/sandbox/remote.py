@@ -16,7 +16,6 @@ from lab.sandbox.channel import REPLY_GRACE, ChannelLost, LearnerProcess, Stalle
 from lab.sandbox.loading import LoadStopped, load
 from lab.sandbox.meeting import Meeting, Rendezvous
 from lab.sandbox.values import decoded, rebuilt
-from lab.text.messages import say
 
 _idle = {}  # target id -> a learner process ready for that target's next check
 
@@ -193,14 +192,12 @@ def opened(target, implementation, step, settings, needs=frozenset()):
             loaded, functions, problems = load(process, implementation, dict(target.known_problems), settings)
             loaded_cleanly = True  # a step that cannot be checked leaves the process fit for the next
         except LoadStopped as stopped:  # found now, not by the runner's probe
-            raise LoadFailure(str(stopped)) from None
+            raise LoadFailure(stopped.message) from None
         except CheckTimeout:  # the files ran out the check's time while loading: a failure of
             # the check's setup, which pytest records only for an Exception
             process.kill()
-            raise LoadFailure(
-                say("load_hung", settings.lang, file=implementation.label, limit=settings.time_limit)
-            ) from None
-        stop_if_blocked(step, problems, needs, settings.lang)
+            raise LoadFailure(Words("load_hung", file=implementation.label, limit=settings.time_limit)) from None
+        stop_if_blocked(step, problems, needs)
         module = RemoteModule(process, functions, loaded, settings, target.id)
         yield module
     finally:

@@ -11,6 +11,7 @@ learner text through the function for its place; the lab's own words need none o
 import hashlib
 import json
 import re
+import unicodedata
 
 # C0 and C1 controls, DEL, the bidirectional marks, overrides and isolates, and lone surrogates
 # (which no UTF-8 file can hold): each is shown as its escape, \x1b or \u202e.
@@ -80,9 +81,11 @@ def csv_row(row):
 
 
 def file_name(name, limit=200):
-    """A learner's name fit to name their output files and to show: hidden characters escaped, no
-    '/', at most `limit` bytes of UTF-8. A name that had to change ends in a digest of the original,
-    so that two names never become one."""
+    """A learner's name fit to name their output files and to show: composed (NFC: macOS writes
+    "が" in a folder's name as "か" and a combining mark, which is the same name), hidden characters
+    escaped, no '/', at most `limit` bytes of UTF-8. A name that had to change otherwise ends in a
+    digest of the original, so that two names never become one."""
+    name = unicodedata.normalize("NFC", name)
     shown = visible(name).replace("/", "\\x2f")
     if shown == name and len(name.encode("utf-8", "surrogateescape")) <= limit:
         return name
