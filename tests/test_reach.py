@@ -59,8 +59,8 @@ def _recording(name, function):
     return wrapper
 
 
-def load(self, lang="en"):
-    loaded = _load(self, lang)
+def load(self):
+    loaded = _load(self)
     for name in FUNCTIONS:
         function = getattr(loaded.module, name, None)
         if callable(function):
