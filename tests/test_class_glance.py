@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lab import cache
-from lab.grading import chart_kept, class_chart, classroom
+from lab.grading import chart_kept, class_chart, class_outputs, class_view, classroom
 from lab.grading.submission import Submission
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
@@ -63,7 +63,7 @@ def a_class():
 
 
 def test_who_needs_help_first_least_credit_then_the_longest_without_a_change():
-    lines = classroom.glance(a_class(), "en", now=NOW)
+    lines = class_view.glance(a_class(), "en", now=NOW)
     helped = lines[
         lines.index("### Who needs help first (least credit first; then the longest since their last change)") + 2 :
     ]
@@ -84,7 +84,7 @@ def test_the_chart_is_drawn_as_png_and_svg_and_the_same_class_draws_the_same_svg
     first, second = tmp_path / "1", tmp_path / "2"
     for out in (first, second):
         out.mkdir()
-        svg, png = class_chart.draw(classroom.mutants_caught(outcome), classroom.clauses_failed(outcome), 5, out)
+        svg, png = class_chart.draw(class_view.mutants_caught(outcome), class_view.clauses_failed(outcome), 5, out)
     assert png.read_bytes().startswith(b"\x89PNG") and "C4.5" in svg.read_text(encoding="utf-8")
     assert (first / "class.svg").read_bytes() == (second / "class.svg").read_bytes()
 
@@ -93,7 +93,7 @@ def test_a_chart_drawn_once_is_taken_from_the_cache_for_the_same_numbers(tmp_pat
     """A --lang re-run draws the same picture (the chart is in English): matplotlib is not loaded."""
     monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
     outcome = a_class()
-    caught, failed = classroom.mutants_caught(outcome), classroom.clauses_failed(outcome)
+    caught, failed = class_view.mutants_caught(outcome), class_view.clauses_failed(outcome)
     drawn, kept, other = tmp_path / "drawn", tmp_path / "kept", tmp_path / "other"
     for out in (drawn, kept, other):
         out.mkdir()
@@ -110,8 +110,10 @@ def test_without_predictions_the_chart_says_so():
     outcome = a_class()
     for submission in outcome.submissions:
         submission.predictions = None
-    assert classroom.mutants_caught(outcome) is None
-    assert not any("Mutants the class's predictions catch" in line for line in classroom.glance(outcome, "en", now=NOW))
+    assert class_view.mutants_caught(outcome) is None
+    assert not any(
+        "Mutants the class's predictions catch" in line for line in class_view.glance(outcome, "en", now=NOW)
+    )
 
 
 def test_feedback_to_hand_back_is_written_clean_as_markdown_html_junit_and_exercism(tmp_path):
@@ -134,7 +136,7 @@ def test_feedback_to_hand_back_is_written_clean_as_markdown_html_junit_and_exerc
             found={"notes.txt": {"bytes": 5}},
         )
     )
-    classroom.write(outcome, tmp_path / "out")
+    class_outputs.write(outcome, tmp_path / "out")
     out = tmp_path / "out"
     assert json.loads((out / "learners" / "notes.txt.json").read_text(encoding="utf-8")) == {
         "learner": "notes.txt",

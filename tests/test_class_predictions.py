@@ -11,7 +11,7 @@ from test_prediction_losses import CATCHES, KILLS_ITSELF
 
 import lab.grading.classroom as classroom
 from lab import cache
-from lab.grading import kill_matrix, predictions
+from lab.grading import class_outputs, class_table, kill_matrix, predictions
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
 from lab.model.prediction_file import PREDICTION_FILE
@@ -70,7 +70,7 @@ def graded(tmp_path_factory):
                 (tmp / "class" / "ben" / load_course()[3].dir / PREDICTION_FILE).write_text(CATCHES, encoding="utf-8")
             ran.clear()
             outcome = classroom.check_class(tmp / "class", time_limit=10, use_cache=use_cache)
-            classroom.write(outcome, tmp / "out")
+            class_outputs.write(outcome, tmp / "out")
             runs.append((outcome, list(ran), grades(tmp / "out")))
     return runs, tmp / "out"
 
@@ -121,12 +121,12 @@ def test_the_gradebook_has_each_steps_prediction_and_the_totals(graded):
 
 def test_a_prediction_not_judged_reads_so_and_its_learner_is_graded_again(graded):
     (first, _, _), (second, ran, (_, rows)), _ = graded[0]
-    table = {row[0]: row for row in classroom.table(first)}
+    table = {row[0]: row for row in class_table.table(first)}
     assert (
         table["cho"][-2]
         == "0/0 of its steps' mutants caught; step 4: not judged (its run ended without its results; it runs again next time)"
     )
-    assert "判定なし" in classroom.table(first, "ja")[[r[0] for r in classroom.table(first)].index("cho")][-2]
+    assert "判定なし" in class_table.table(first, "ja")[[r[0] for r in class_table.table(first)].index("cho")][-2]
     assert {s.name: s.cached for s in second.submissions} == {"ada": True, "ben": False, "cho": False}
     assert rows["cho"]["cached"] == "no" and rows["ada"]["cached"] == "yes"
     # cho's again; ben's new text is ada's, judged before (a verdict kept is served to all), and

@@ -28,7 +28,17 @@ from learner_folders import fingerprint, make_learner
 from markdown_it import MarkdownIt
 
 from lab import cache
-from lab.grading import classroom, feedback, regrade, similarity, submission, unpack, unwrapping
+from lab.grading import (
+    class_outputs,
+    class_table,
+    classroom,
+    feedback,
+    regrade,
+    similarity,
+    submission,
+    unpack,
+    unwrapping,
+)
 from lab.model.course import LAB_ROOT
 from lab.model.results import CheckStatus, Result
 from lab.running import prediction_host
@@ -211,7 +221,7 @@ def test_a_step_half_not_implemented_and_half_passing_reads_not_implemented():
         Result("a", "a", "t", 4, ["C4.1"], CheckStatus.PASSED, "", 0.0),
         Result("b", "b", "t", 4, ["C4.2"], CheckStatus.NOT_IMPLEMENTED, "not implemented yet", 0.0),
     ]
-    assert classroom.cell(results) == "not implemented"
+    assert class_table.cell(results) == "not implemented"
 
 
 def test_the_outputs_are_put_in_place_whole_and_an_old_learners_files_go(tmp_path):
@@ -223,7 +233,7 @@ def test_the_outputs_are_put_in_place_whole_and_an_old_learners_files_go(tmp_pat
     (run / "learners" / "ada.json").write_text("{}")
     (run / "grades.csv").write_text("new")
     (out / ".grades.csv.new").write_text("left by a run stopped half-way")
-    classroom._publish(run, out)
+    class_outputs._publish(run, out)
     assert (out / "grades.csv").read_text() == "new"
     assert sorted(p.name for p in (out / "learners").iterdir()) == ["ada.json"]
     assert not [p for p in out.iterdir() if p.name.endswith((".new", ".old"))]
@@ -388,7 +398,7 @@ def test_any_class_of_odd_entries_gets_a_row_each_and_inert_outputs(entries):
                 learner.results = [Result("n", "c", learner.name, 1, ["C1.1"], CheckStatus.FAILED, said, 0.1)]
                 learner.credit = {1: learner.results}
             outcome = classroom.ClassRun(root, found, [], 1.0)
-            classroom.write(outcome, out, "en")
+            class_outputs.write(outcome, out, "en")
         shown = [p for p in root.iterdir() if not (p.name.startswith(".") and not p.is_dir())]
         rows = list(csv.reader((out / "class.csv").open(encoding="utf-8-sig")))[1:]
         assert len(rows) == len(shown) == len(found)

@@ -12,7 +12,7 @@ import pytest
 from learner_folders import fingerprint, make_learner
 
 import lab.grading.classroom as classroom
-from lab.grading import kill_matrix
+from lab.grading import class_table, kill_matrix
 from lab.model.checks import checks_of
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
@@ -147,7 +147,9 @@ def test_the_kill_matrix_runs_once_for_the_whole_class(tmp_path, monkeypatch):
     outcome = classroom.check_class(tmp_path, time_limit=3)
     assert len(calls) == 1 and len(calls[0][0]) == len(classroom.load_mutants())
     assert [s.name for s in outcome.submissions] == ["one", "two"]
-    assert all(classroom.cell([r for r in s.results if r.step == 4]) == "not implemented" for s in outcome.submissions)
+    assert all(
+        class_table.cell([r for r in s.results if r.step == 4]) == "not implemented" for s in outcome.submissions
+    )
 
 
 def test_a_learner_out_of_budget_gets_the_rest_reported_not_run(tmp_path):

@@ -14,7 +14,7 @@ from rich.console import Console
 
 import lab.grading.classroom as classroom
 from lab import cache
-from lab.grading import kill_matrix, predictions
+from lab.grading import class_outputs, class_table, kill_matrix, predictions
 from lab.grading.check import check
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
@@ -225,7 +225,7 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     write_stubs(tmp_path / "class" / "cho")
     monkeypatch.setattr(kill_matrix, "results", lambda *a, **k: ([], True))  # the matrix is not the point here
     outcome = classroom.check_class(tmp_path / "class", time_limit=10)
-    markdown, table = classroom.write(outcome, tmp_path / "out")
+    markdown, table = class_outputs.write(outcome, tmp_path / "out")
     rows = {row[0]: row for row in csv.reader(table.open(encoding="utf-8-sig"))}
     own = sum(m.step == 4 for m in classroom.load_mutants())  # scored against the step's own mutants
     ada = next(p for p in outcome.submissions[0].predictions if p.step == 4)
@@ -244,7 +244,7 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     # for the instructor: the mutants' ids, although ada's step 4 does not pass here
     (predicted,) = [p["mutants"] for p in learner["predictions"] if p["step"] == 4]
     assert {m["id"] for m in predicted} == set(ada.outcomes)
-    japanese = classroom.table(outcome, "ja")
+    japanese = class_table.table(outcome, "ja")
     assert japanese[0][-2] == "予想" and f"{own} 件中 {ada.caught_count} 件" in japanese[1][-2]
 
 

@@ -10,7 +10,7 @@ import zlib
 import pytest
 from learner_folders import make_learner
 
-from lab.grading import classroom, gradebook, similarity
+from lab.grading import class_table, gradebook, similarity
 from lab.grading.submission import Submission, find_submissions
 from lab.grading.unwrapping import unwrap
 from lab.model.course import LAB_ROOT, load_course
@@ -131,7 +131,7 @@ def test_code_built_at_run_time_is_marked_and_honest_code_is_not():
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_class_view_and_the_gradebook_say_wrapped(lang):
     learner = Submission("ada", None, likeness=similarity.Likeness(5, 0.0, "", 0.0, wrapped=True))
-    assert ("wrapped" if lang == "en" else "難読化") in classroom.likeness_cell(learner, similarity.THRESHOLD, lang)
+    assert ("wrapped" if lang == "en" else "難読化") in class_table.likeness_cell(learner, similarity.THRESHOLD, lang)
     steps = [step.number for step in load_course()]
     row = dict(zip(gradebook.header(steps), gradebook.row(learner, steps, "now")))
     assert row["similarity_wrapped"] == "yes"

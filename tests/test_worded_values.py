@@ -21,7 +21,7 @@ from rich.console import Console
 
 import lab.model
 from lab import reporters
-from lab.grading import classroom, feedback
+from lab.grading import class_table, feedback
 from lab.grading.check import CheckRun
 from lab.grading.submission import Submission
 from lab.model.course import LAB_ROOT, load_course
@@ -130,7 +130,7 @@ def written(outcome, lang, tmp_path):
         results=outcome.results,
         credit={n: outcome.step_results(n) for n in outcome.steps},
     )
-    cells = [classroom.cell(outcome.step_results(n), lang) for n in outcome.steps]
+    cells = [class_table.cell(outcome.step_results(n), lang) for n in outcome.steps]
     texts["class table"] = "\n".join(cells)
     texts["class feedback"] = feedback.markdown(submission, tmp_path, ["ada", *cells, "·", "·"], "now", lang)
     return texts

@@ -24,7 +24,7 @@ def add_arguments(parser):
 def run(arguments, settings):
     from pathlib import Path
 
-    from lab.grading import classroom
+    from lab.grading import class_outputs, class_table, classroom
     from lab.model.implementation import UsageError
     from lab.process import CHECKS, tree_memory_bounded
     from lab.sandbox import confinement
@@ -59,8 +59,8 @@ def run(arguments, settings):
         on_done=progress,
         similar=arguments.similar,
     )
-    markdown, table = classroom.write(outcome, settings.out, lang, bom=not arguments.no_bom)
-    for row in classroom.table(outcome, lang)[1:]:
+    markdown, table = class_outputs.write(outcome, settings.out, lang, bom=not arguments.no_bom)
+    for row in class_table.table(outcome, lang)[1:]:
         print(inert.terminal(row[-1]))
     print(classroom.rechecked_line(outcome, lang))
     if outcome.changes:

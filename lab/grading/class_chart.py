@@ -18,7 +18,7 @@ MOST_FAILED = 15  # clauses shown
 
 
 def draw(caught, failed, learners, out):
-    """caught: classroom.mutants_caught (None: predictions not run); failed: classroom.clauses_failed.
+    """caught: class_view.mutants_caught (None: predictions not run); failed: class_view.clauses_failed.
     Writes class.svg and class.png under out; returns their paths."""
     rows = max(len(caught or ()), min(len(failed), MOST_FAILED), 4)
     figure, (mutants, clauses) = plt.subplots(1, 2, figsize=(14, 1.5 + 0.24 * rows))

@@ -56,7 +56,7 @@ STYLE = (
 
 
 def markdown(submission, root, cells, graded_at, lang="en"):
-    """cells: the learner's row of the class table (lab/grading/classroom.py's table)."""
+    """cells: the learner's row of the class table (lab/grading/class_table.py's table)."""
     words = words_of("class", lang)
     course = load_course()
     steps = [step.number for step in course]

@@ -1,0 +1,136 @@
+"""The class view for the instructor: class.md, and the glance that says who needs help first,
+which clauses failed most and which mutants the predictions caught."""
+
+import time
+
+from lab.grading import credit
+from lab.grading.class_table import credit_cell, credit_count
+from lab.model.course import load_course
+from lab.model.mutants import load_mutants
+from lab.model.results import CheckStatus, PredictionStatus
+from lab.text import inert
+from lab.text.messages import say, words_of
+
+
+def markdown(outcome, rows, lang="en"):
+    words = words_of("class", lang)
+    steps = [step.number for step in load_course()]
+    heading = words("heading", root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
+    lines = [f"# {heading}", ""]
+    problems = outcome.lab_problems + [
+        say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived
+    ]
+    if problems:
+        lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
+    lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
+    header = [
+        words("learner"),
+        words("credit"),
+        *(words("step", n=n) for n in steps),
+        words("time"),
+        words("similarity"),
+        words("predictions"),
+    ]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for submission, row in zip(outcome.submissions, rows[1:]):
+        name, cells, earned, seconds, alike, predicted = (
+            row[0],
+            row[1 : 1 + len(steps)],
+            *row[1 + len(steps) : 5 + len(steps)],
+        )
+        if not submission.problem:
+            cells = [f"{credit_cell(submission, n, lang, outcome.root)} · {course}" for n, course in zip(steps, cells)]
+        lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, alike, predicted)) + " |")
+    lines += ["", *(f"- {_md(row[-1])}" for row in rows[1:]), ""]
+    lines += glance(outcome, lang)
+    return "\n".join(lines)
+
+
+def glance(outcome, lang="en", now=None):
+    """The class at a glance: who needs help first, the clauses failed most, the mutants caught
+    (the chart, class.png and class.svg, draws the last two: lab/grading/class_chart.py)."""
+    words = words_of("class", lang)
+    steps = [step.number for step in load_course()]
+    now = time.time() if now is None else now
+    lines = [f"## {words('glance')}", "", f"![{words('glance')}](class.svg)", "", f"### {words('help_first')}", ""]
+    graded = [s for s in outcome.submissions if not s.problem]
+    for submission in sorted(graded, key=lambda s: (credit_count(s, steps), -(now - s.last_change))):
+        last = words("last_change", ago=ago(now - submission.last_change, lang)) if submission.last_change else ""
+        if all(r.status == CheckStatus.NOT_IMPLEMENTED for r in submission.results):
+            lines.append(f"- {_md(submission.name)}: {words('never_started')}{last}")
+            continue
+        stuck = next((n for n in steps if not credit.earned(submission.credit.get(n, []))), None)
+        if stuck is not None:
+            lines.append(
+                f"- {_md(submission.name)}: {words('stuck', step=stuck, cell=_md(credit_cell(submission, stuck, lang, outcome.root)))}{last}"
+            )
+    lines += ["", f"### {words('clauses_failed')}", ""]
+    lines += [f"- {clause}: {words('learners', count=len(names))}" for clause, names in clauses_failed(outcome)] or [
+        "-"
+    ]
+    caught = mutants_caught(outcome)
+    if caught is not None:
+        lines += [
+            "",
+            f"### {words('class_mutants')}",
+            "",
+            f"| {words('mutant')} | {words('step_col')} | {words('caught_by')} |",
+            "|---|---|---|",
+        ]
+        for mutant, hits, wrote in caught:
+            review = words("review_mark") if mutant.worksheet else ""
+            lines.append(f"| {mutant.id}{review} | {mutant.step} | {words('k_of_n', k=hits, n=wrote)} |")
+        lines += ["", words("class_caught", caught=sum(hits > 0 for _, hits, _ in caught), count=len(caught))]
+    return [*lines, ""]
+
+
+def clauses_failed(outcome):
+    """(clause, names of the learners whose credit check fails it), the most failed first."""
+    steps = [step.number for step in load_course()]
+    failing = {}
+    for submission in (s for s in outcome.submissions if not s.problem):
+        for n in steps:
+            bad = next(
+                (
+                    r
+                    for r in submission.credit.get(n, [])
+                    if r.status not in (CheckStatus.PASSED, CheckStatus.NOT_IMPLEMENTED)
+                ),
+                None,
+            )
+            for clause in credit.own_clauses(bad) if bad else []:
+                failing.setdefault(clause, set()).add(submission.name)
+    return sorted(failing.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def mutants_caught(outcome):
+    """(mutant, learners whose prediction for its step catches it, learners with a prediction for
+    its step) for every mutant; None when predictions were not run."""
+    graded = [s for s in outcome.submissions if not s.problem]
+    if not any(s.predictions is not None for s in graded):
+        return None
+    found = []
+    for mutant in load_mutants():
+        wrote = [
+            p
+            for s in graded
+            for p in s.predictions or []
+            if p.step == mutant.step and p.status == PredictionStatus.WRITTEN
+        ]
+        found.append((mutant, sum(p.caught(mutant.id) for p in wrote), len(wrote)))
+    return found
+
+
+def ago(seconds, lang="en"):
+    """A time span as people say it: 5 min, 3 h, 2 days."""
+    words = words_of("class", lang)
+    if seconds < 3600:
+        return words("ago_minutes", n=max(0, round(seconds / 60)))
+    if seconds < 2 * 86400:
+        return words("ago_hours", n=round(seconds / 3600))
+    return words("ago_days", n=round(seconds / 86400))
+
+
+def _md(text):
+    return inert.markdown(text.replace("\n", " "))
