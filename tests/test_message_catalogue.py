@@ -63,7 +63,7 @@ SAID_THROUGH_A_VALUE = re.compile(
     r"|verbs\.[\w-]+|options\.[\w.-]+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"
 )
 # A violation's title (lab/field/stress.py: key + "_title") is said wherever its violation is.
-TITLE = re.compile(r"^(field\.v_\w+)_title$")
+TITLE = re.compile(r"^(field\.[vf]_\w+)_title$")
 
 
 def _said(key, sources):

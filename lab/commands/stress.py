@@ -1,4 +1,4 @@
-"""`python -m lab stress`: processes, stalls, clock jumps and SIGKILLs over IMPL's artifact; every fence and result verified."""
+"""`python -m lab stress`: processes, stalls, clock jumps and SIGKILLs over IMPL's artifact; every call judged against the contract."""
 
 from lab.commands import options
 

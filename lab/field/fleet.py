@@ -2,8 +2,9 @@
 
 A worker asks for a clock jump when it stalls and for its SIGKILL once it stands inside a
 transaction (see stress_worker.py); the parent does both at once. A killed worker is replaced by
-a new process in the same slot (a new generation, a new owner name) until shortly before the
-end. Which generation offers itself to be killed, and after how many calls, comes from the seed.
+a new process in the same slot (a new generation, the same owner name), told the job it was
+killed on, until shortly before the end. Which generation offers itself to be killed, and after
+how many calls, comes from the seed.
 """
 
 import multiprocessing
@@ -27,23 +28,23 @@ class Fleet:
         self.clock = Clock(self.context.RawValue("d", 0.0), self.context.RawValue("d", 0.0))
         self.rng = random.Random(f"{plan.seed}/fleet")
         self.kill_budget = max(2, round(plan.seconds * 1.5))
-        self.live = {}  # pipe -> [slot, generation, process, killed]
+        self.live = {}  # pipe -> [slot, generation, process, killed, the job of the killed call]
         self.started = self.jumps = self.planned = 0
         self.kills, self.problems = [], []  # kills: (owner, pid, seq); problems: (owner, (key, values))
 
-    def spawn(self, slot, generation):
+    def spawn(self, slot, generation, resume=None):
         die_after = None
         if self.planned < self.kill_budget and self.rng.random() < 0.7:
             die_after, self.planned = self.rng.randint(8, 50), self.planned + 1
         reader, writer = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=stress_worker.run,
-            args=(self.plan, slot, generation, *self.clock.cells, writer, die_after),
+            args=(self.plan, slot, generation, *self.clock.cells, writer, die_after, resume),
             daemon=True,
         )
         process.start()
         writer.close()  # the worker holds the only write end: its death is an EOF here
-        self.live[reader] = [slot, generation, process, False]
+        self.live[reader] = [slot, generation, process, False, None]
         self.started += 1
 
     def run(self):
@@ -71,26 +72,26 @@ class Fleet:
             message = reader.recv()
         except (EOFError, OSError):
             return  # the worker died; its sentinel says how
-        slot, generation, process, _ = self.live[reader]
+        slot, generation, process, *_ = self.live[reader]
         if message[0] == "stall":
             self.clock.jump(self.plan.ttl * 1.01)
             self.jumps += 1
         elif message[0] == "kill":
             os.kill(process.pid, signal.SIGKILL)
-            self.live[reader][3] = True
+            self.live[reader][3:] = [True, message[2]]
             self.kills.append((f"w{slot}.{generation}", process.pid, message[1]))
 
     def _ended(self, reader, end):
-        slot, generation, process, killed = self.live.pop(reader)
+        slot, generation, process, killed, job = self.live.pop(reader)
         process.join()
         reader.close()  # what it still had to say ("done") no longer matters
         if killed and time.monotonic() < end - 0.25:
-            self.spawn(slot, generation + 1)
+            self.spawn(slot, generation + 1, resume=job)
         elif not killed and process.exitcode != 0:
             self.problems.append((f"w{slot}.{generation}", ("worker_exit", {"code": process.exitcode})))
 
     def _stop_hung(self):
-        for reader, (slot, generation, process, _) in list(self.live.items()):
+        for reader, (slot, generation, process, *_) in list(self.live.items()):
             process.kill()
             process.join()
             self.problems.append((f"w{slot}.{generation}", ("worker_hung", {})))

@@ -40,16 +40,19 @@ def inspect(db, found):
 
 
 def claim_again(db, lease, rows, now, ttl, found):
-    """Claim every unfinished job once all leases have run out: each must get its next fence."""
-    later = max([now, *(row["until"] for row in rows.values())]) + ttl
+    """Claim every unfinished job once all leases have run out: each must get its next fence.
+    A claim that raises is a fault of the store; a row of the wrong type is one already."""
+    numbers = [row["until"] for row in rows.values() if isinstance(row["until"], int | float)]
+    later = max([now, *numbers]) + ttl
     claimed = 0
     for job, row in sorted(rows.items()):
-        if row["done"]:
+        if row["done"] or not isinstance(row["fence"], int):
             continue
         try:
             fence = lease.claim(db, job, "verifier", later, ttl)
-        except Exception as error:  # noqa: BLE001 - reported as a violation
-            fence = f"{type(error).__name__}: {error}"
+        except Exception as error:  # noqa: BLE001 - the store's fault, reported as such
+            found.fault(job, "f_raised", function="claim", error=f"{type(error).__name__}: {error}")
+            continue
         if fence != row["fence"] + 1:
             found.add(job, "v_not_claimable", fence=fence, expected=row["fence"] + 1, ops=[])
         claimed += 1

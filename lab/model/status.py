@@ -15,3 +15,4 @@ class ExitStatus(IntEnum):
     USAGE = 2  # what was typed cannot be run; the mutation report could not be made
     LAB_BROKEN = 3  # the lab itself is broken: the reference fails, a mutant survives, an unknown course format
     BUSY = 4  # the lease tool: another process held the database's write lock for longer than --busy-timeout
+    STORE_FAULT = 5  # stress: the implementation raised or answered what no contract allows; no verdict on its promises
