@@ -70,6 +70,11 @@ def pytest_addoption(parser):
         action="store_true",
         help="tests/test_grader_attacks.py: every kind of attack, not a representative few",
     )
+    parser.addoption(
+        "--all-seeds",
+        action="store_true",
+        help="tests/test_stress_verdicts.py: every broken store under each of the three seeds, not one seed each",
+    )
 
 
 def pytest_configure(config):
@@ -99,6 +104,7 @@ E2E_MODULES = {
     "test_classroom",
     "test_cli",
     "test_field",
+    "test_stress_verdicts",
     "test_grader_attacks",
     "test_independent_implementations",
     "test_kill_matrix",
@@ -147,6 +153,7 @@ LONGEST_FIRST = (
     "test_learner_path",  # 119
     "test_broken_learner_code",  # 106: code that hangs runs out its time limit in every check
     "test_field",  # 86
+    "test_stress_verdicts",  # about 70: a 3 s stress run of each broken store and of the reference
 )
 
 
