@@ -6,7 +6,7 @@ def release(path, job_id, owner, fence):
 
     See CONTRACT.md (C7.1-C7.5).
 
-    リースを返却します: owner = NULL、until = 0、fence はそのまま。True を返すのは持ち主だけです。
+    リースを返却します: owner = NULL、until = 0、fence はそのまま。True を返すのは保持者だけです。
 
     CONTRACT.ja.md (C7.1-C7.5) を参照。
     """
