@@ -8,8 +8,14 @@ import sys
 from contextlib import contextmanager
 
 import pytest
+from hypothesis import example, given, settings
 
-from lab.model.course import LAB_ROOT
+from lab.model.course import LAB_ROOT, load_course
+from lab.model.implementation import load, read
+from lab.model.mutants import SOLUTIONS_DIR
+
+sys.path.insert(0, str(LAB_ROOT / "checks"))
+import sequences
 
 WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
 # The quiet run may take all the time it wants; beside the hogs the default time limit holds (a
@@ -60,29 +66,21 @@ def test_a_failing_implementation_gets_a_byte_identical_report_beside_cpu_hogs()
 # generated sequence whose later calls or whose words followed the winner would say one thing on
 # one run and another on the next (a run in parts once showed another counterexample of step 8).
 
-sys.path.insert(0, str(LAB_ROOT / "checks"))
-import sequences  # noqa: E402 - the checks' own folder, put on the path just above
-from hypothesis import example, given, settings  # noqa: E402
-
-from lab.model.implementation import assemble, read  # noqa: E402
-from lab.model.mutants import SOLUTIONS_DIR  # noqa: E402
-
 
 def _reference(winner_last):
     """The reference, its claim_many's claims made one after the other, the first or the last
     owner's first: each a winner the contract allows."""
-    module = {"__name__": "reference"}
-    exec(compile(assemble(read(SOLUTIONS_DIR, label="solutions")), "reference", "exec"), module)
+    lease = load(read(SOLUTIONS_DIR, label="solutions")).module
 
     def claim_many(path, job_id, owners, now, ttl):
         order = list(reversed(range(len(owners)))) if winner_last else list(range(len(owners)))
         answers = [None] * len(owners)
         for index in order:
-            answers[index] = module["claim"](path, job_id, owners[index], now, ttl)
+            answers[index] = lease.claim(path, job_id, owners[index], now, ttl)
         return answers
 
-    module["claim_many"] = claim_many
-    return type("Lease", (), {name: staticmethod(f) for name, f in module.items() if callable(f)})
+    lease.claim_many = claim_many
+    return lease
 
 
 def _words(lease, path, rows, script):
@@ -98,7 +96,7 @@ def _words(lease, path, rows, script):
 @example(rows=sequences.COVERING_TABLE, script=sequences.COVERING["claim_many"])
 @given(
     rows=sequences.TABLES,
-    script=sequences.calls([step.function for step in sequences.load_course()] + ["update"], "claim_many"),
+    script=sequences.calls([step.function for step in load_course()] + ["update"], "claim_many"),
 )
 def test_a_generated_sequence_says_the_same_whichever_owner_claim_many_lets_win(tmp_path_factory, rows, script):
     first, last = _reference(winner_last=False), _reference(winner_last=True)

@@ -70,7 +70,7 @@ class OneLineParser(argparse.ArgumentParser):
         """An argument whose help is the catalogue's (argparse.SUPPRESS hides it, as usual)."""
         action = super().add_argument(*names, **keywords)
         if action.help is None:
-            action.help = self.text(action.dest, default=shown(action.default))
+            action.help = self.text(action.dest, default=default_shown(action.default))
             action.help = action.help.replace("%", "%%")  # argparse fills %(name)s in help texts
         return action
 
@@ -82,7 +82,7 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(say("options.usage.mistake", self.lang, prog=self.prog, mistake=worded(message, self.lang)))
 
 
-def shown(default):
+def default_shown(default):
     """An option's default as its help line shows it: a float without trailing zeros, a path inside
     the lab relative to the lab (the same on every clone, however long or spaced its path)."""
     if default in (None, argparse.SUPPRESS):
