@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from lab.clock import CheckClock
 from lab.model.implementation import SHOWN_FROM
 from lab.process import CHECKS, remove_groups_of, spawn
 from lab.sandbox import confinement
@@ -133,7 +134,9 @@ def _watch(child, reading, time_limit, deadline=None):
     """Read the child's events until it ends; kill its whole process group if one check outlives
     limit + grace, when the deadline passes or when it sends more than EVENTS_LIMIT bytes.
     Returns (the bytes received, hung, out_of_time)."""
-    received, last_progress, closed = bytearray(), time.monotonic(), False
+    # Since the child's last event, on the clock of its checks (lab/clock.py): a check that the
+    # machine keeps waiting is given more time by the child, which then says so (an event).
+    received, since_progress, closed = bytearray(), CheckClock(child.pid), False
     grace = min(HANG_GRACE, max(1.0, time_limit))
     while child.poll() is None:
         if closed:  # the child closed its end: only its exit is still to come, waited for as it comes
@@ -144,12 +147,13 @@ def _watch(child, reading, time_limit, deadline=None):
         elif select.select([reading], [], [], 0.05)[0]:
             chunk = os.read(reading, 1 << 16)
             received += chunk
-            closed, last_progress = not chunk, time.monotonic() if chunk else last_progress
-        now = time.monotonic()
+            closed = not chunk
+            if chunk:
+                since_progress.restart()
         # Until the first event, pytest is starting and collecting: slow on a busy machine.
-        hung = now - last_progress > (time_limit + grace if received else max(time_limit + grace, STARTUP))
+        hung = since_progress.left(time_limit + grace if received else max(time_limit + grace, STARTUP)) <= 0
         flooded = len(received) > EVENTS_LIMIT
-        if hung or flooded or (deadline and now > deadline):
+        if hung or flooded or (deadline and time.monotonic() > deadline):
             child.end()
             return bytes(received[:EVENTS_LIMIT]), hung or flooded, not (hung or flooded)
     while not closed and len(received) <= EVENTS_LIMIT and select.select([reading], [], [], 0)[0]:

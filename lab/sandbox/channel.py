@@ -17,6 +17,7 @@ import threading
 import time
 import weakref
 
+from lab import clock
 from lab.sandbox import confinement
 
 MAX_REPLY = 1 << 20  # bytes of one reply
@@ -69,10 +70,12 @@ class LearnerProcess:
         return ident
 
     def wait(self, ident, timeout):
-        deadline = time.monotonic() + timeout
+        """The reply to request `ident`; Stalled if none within `timeout` seconds of the check's
+        clock (lab/clock.py: the time the machine kept the processes waiting for a CPU is not counted)."""
+        began, check_clock = time.monotonic(), clock.this_process()
         with self.arrived:
             while ident not in self.replies and self.lost is None:
-                left = deadline - time.monotonic()
+                left = check_clock.left(timeout, since=began)
                 if left <= 0:
                     self.awaited.discard(ident)  # a late reply is dropped
                     raise Stalled()
@@ -91,6 +94,8 @@ class LearnerProcess:
     def kill(self):
         """End the learner process and everything it started."""
         with self.ending:
+            if self.popen.poll() is None:
+                clock.this_process().ending(self.popen.pid)
             self.popen.end()
 
     def _read(self):

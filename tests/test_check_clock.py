@@ -1,0 +1,124 @@
+"""A check's time limit is counted on the check's clock (lab/clock.py), as README's TIME_LIMIT row
+promises: the time the machine kept its processes waiting for a CPU is not counted, the time they
+ran or slept is, and no code slows the clock below MIN_PACE of the wall clock (a check still ends
+by ten times its limit).
+
+Busy neighbours are CPU hogs pinned, with the code watched, to one CPU, each in a session of its
+own (the kernel shares a CPU between sessions, not between processes).
+"""
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from learner_folders import make_learner
+
+from lab.clock import MIN_PACE, CheckClock
+from lab.model.course import LAB_ROOT
+
+ONE_CPU = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+HOGS = 6  # the code watched gets a seventh of its CPU at most
+
+
+@pytest.fixture
+def hogs():
+    started = [
+        subprocess.Popen([sys.executable, "-c", ONE_CPU + "while True: pass"], start_new_session=True)
+        for _ in range(HOGS)
+    ]
+    yield
+    for hog in started:
+        hog.kill()
+        hog.wait()
+
+
+def _watched(code):
+    """A process running `code` on the hogs' CPU, and a clock of it started with it."""
+    process = subprocess.Popen([sys.executable, "-c", ONE_CPU + code], stdout=subprocess.PIPE, text=True)
+    return process, CheckClock(process.pid)
+
+
+def test_waiting_for_a_cpu_is_not_counted(hogs):
+    process, clock = _watched(
+        "import sys, time\nwhile time.process_time() < 0.3: pass\nprint('done', flush=True)\nsys.stdin.read()"
+    )
+    with process:
+        assert process.stdout.readline() == "done\n"
+        seconds, wall = clock.seconds(), time.monotonic() - clock.began
+        process.kill()
+    assert wall > 1.0, f"the hogs did not slow the process down ({wall:.2f} s): no test of the clock"
+    # 0.3 s of work and Python's start, unless the machine is so busy that the clock's least pace counts
+    assert seconds <= max(0.7, wall * MIN_PACE + 0.05), (seconds, wall)
+    assert seconds >= 0.25, (seconds, wall)  # the work, less what ran before the clock started
+
+
+def test_sleeping_is_counted_whole(hogs):
+    process, clock = _watched("import time\ntime.sleep(1.0)")
+    with process:
+        process.wait()
+        seconds = clock.seconds()
+    assert seconds >= 0.95
+
+
+def test_threads_standing_ready_cannot_stop_the_clock(hogs):
+    process, clock = _watched(
+        "import threading, time\n"
+        "def spin():\n    while True: pass\n"
+        "for _ in range(32): threading.Thread(target=spin, daemon=True).start()\n"
+        "time.sleep(60)"
+    )
+    with process:
+        time.sleep(1.5)
+        seconds, wall = clock.seconds(), time.monotonic() - clock.began
+        process.kill()
+    assert seconds >= wall * MIN_PACE - 0.01, (seconds, wall)
+
+
+def _check(step, impl, folder, limit, pinned, credit=False):
+    out = folder / "results.json"
+    arguments = [str(step), "--impl", str(impl), "--no-mutants", "--fresh", "--time-limit", f"{limit:g}"]
+    arguments += ["--credit"] if credit else []
+    run = (
+        ONE_CPU if pinned else ""
+    ) + "import runpy, sys; sys.argv[0] = 'lab'; runpy.run_module('lab', run_name='__main__')"
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", run, "check", *arguments, "--json", str(out)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.exists(), done.stdout + done.stderr
+    return json.loads(out.read_text())["checks"], time.monotonic() - started
+
+
+def test_an_honest_step_beside_busy_neighbours_passes_within_a_short_limit(hogs, tmp_path):
+    """The reference's step 4 needs at most about half a second of CPU per check (its races start
+    learner processes): with a limit of one second, on a CPU it gets a seventh of, the wall clock
+    times out several of its checks."""
+    checks, _ = _check(4, LAB_ROOT / "solutions", tmp_path, limit=1, pinned=True, credit=True)
+    not_passed = [(c["check"], c["status"], c["message"]) for c in checks if c["status"] != "passed"]
+    assert checks and not not_passed, not_passed
+
+
+def test_code_spinning_in_many_threads_still_ends_by_ten_times_the_limit(tmp_path):
+    impl = make_learner(tmp_path / "learner", "complete", checkout=False)
+    renew = impl / "05-renew" / "step.py"
+    renew.write_text(
+        renew.read_text()
+        + "\n\ndef renew(path, job_id, owner, fence, now, ttl):\n"
+        + "    import threading\n"
+        + "    def spin():\n        while True:\n            pass\n"
+        + "    spinners = [threading.Thread(target=spin) for _ in range(64)]\n"
+        + "    for spinner in spinners:\n        spinner.start()\n"
+        + "    spinners[0].join()\n",
+        encoding="utf-8",
+    )
+    limit = 0.5
+    checks, _ = _check(5, impl, tmp_path, limit=limit, pinned=False, credit=True)
+    timed_out = [c for c in checks if c["step"] == 5 and c["status"] == "timeout" and c["duration"] > 0]
+    assert timed_out, [(c["check"], c["status"]) for c in checks if c["step"] == 5]
+    assert all(c["duration"] <= limit / MIN_PACE + 1.0 for c in timed_out), [c["duration"] for c in timed_out]
