@@ -1,19 +1,29 @@
-"""The worker to copy (lab/field/example/): its loop, its attempts and dead letter, its index.
+"""The worker to copy (lab/field/example/): its loop, its attempts and dead letter, its index, and the
+folder copied out of the lab and run by a plain interpreter with the standard library alone.
 
-The tests drive a fake clock."""
+In-process tests drive a fake clock; the copied folder runs under `python -I -S` (no site, so
+neither the lab's venv nor its editable install can help), and its two processes meet at a
+barrier made of their own pipes, never at a sleep."""
 
+import select
+import shutil
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 
 import pytest
 
+from lab import commands
 from lab.field.artifact import import_file, materialize
 from lab.field.example import fenced_store, jobs_db
 from lab.field.example.worker import Done, Worker
 from lab.model.course import LAB_ROOT
 
 REFERENCE = LAB_ROOT / "solutions"
+EXAMPLE = LAB_ROOT / "lab" / "field" / "example"
 TTL = 5.0
+PLAIN = [sys.executable, "-I", "-S"]  # isolated and without site: the standard library alone
 
 
 def row(db, job):
@@ -174,3 +184,127 @@ def test_picking_the_next_job_searches_the_partial_index_instead_of_scanning_and
     with closing(sqlite3.connect(db)) as conn:
         conn.execute("DROP INDEX jobs_free")
     assert plan(db)[0] == "SCAN j" and "USE TEMP B-TREE FOR ORDER BY" in plan(db)
+
+
+# The folder copied out of the lab
+
+# The test's work.py: the shipped work() once per job, and a log line for each time the work runs.
+# Each process holds its first job until the test has seen both processes hold one.
+BARRIER_WORK = """\
+import sys
+from pathlib import Path
+
+from shipped_work import work as shipped
+
+held = []
+
+
+def work(job, keep_alive):
+    with open(Path(__file__).with_name("worked.log"), "a") as log:
+        log.write(job + "\\n")
+    if not held:
+        held.append(job)
+        print("holding", job, flush=True)
+        sys.stdin.readline()
+    return shipped(job, keep_alive)
+"""
+
+
+@pytest.fixture
+def copied(tmp_path):
+    """lab/field/example/ copied out of the lab, with the reference as its lease.py, as README says."""
+    folder = tmp_path / "myworker"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    assert commands.main(["artifact", "--impl", "solutions", "--out", str(folder / "lease.py")]) == 0
+    return folder
+
+
+def plain(folder, *arguments):
+    return subprocess.run(
+        [*PLAIN, folder.name, *arguments], cwd=folder.parent, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_copied_folder_runs_two_worker_processes_with_the_standard_library_alone(copied):
+    bare = subprocess.run([*PLAIN, "-c", "import lab"], cwd=copied.parent, capture_output=True, text=True, timeout=60)
+    assert "No module named 'lab'" in bare.stderr  # the interpreter as these tests run it cannot reach the lab
+    (copied / "work.py").rename(copied / "shipped_work.py")
+    (copied / "work.py").write_text(BARRIER_WORK, encoding="utf-8")
+    jobs = [f"job-{n:02}" for n in range(16)]
+    assert plain(copied, "init").returncode == 0 and plain(copied, "enqueue", *jobs).returncode == 0
+
+    workers = {
+        name: subprocess.Popen(
+            [*PLAIN, copied.name, "run", "--owner", name, "--drain"],
+            cwd=copied.parent,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,  # unbuffered: reading the first line leaves the rest in the pipe for communicate
+        )
+        for name in ("A", "B")
+    }
+    try:
+        held = {name: first_line(process) for name, process in workers.items()}
+        for process in workers.values():
+            process.stdin.write(b"go\n")
+        finished = {name: process.communicate(timeout=60) for name, process in workers.items()}
+    finally:
+        for process in workers.values():
+            process.kill()
+    assert held["A"].startswith("holding job-") and held["B"].startswith("holding job-") and held["A"] != held["B"]
+    assert [(process.returncode, finished[name][1]) for name, process in workers.items()] == [(0, b""), (0, b"")]
+
+    did = {name: finished[name][0].decode().splitlines() for name in workers}
+    by = {line.split()[1]: name for name, lines in did.items() for line in lines}
+    assert all(line == f"{name}: {line.split()[1]} done (attempt 1, fence 1)" for name in did for line in did[name])
+    assert sorted(by) == jobs and sum(map(len, did.values())) == len(jobs) and all(did.values())
+    assert sorted((copied / "worked.log").read_text().split()) == jobs  # each job's work ran once
+    for job in jobs:
+        stored = row(str(copied.parent / "jobs.db"), job)
+        del stored["until"]  # the wall clock's
+        assert stored == {"owner": by[job], "fence": 1, "result": f"e-mail for {job}", "done": 1}
+        assert fenced_store.read(str(copied.parent / "effects.db"), job) == {
+            "fence": 1,
+            "value": f"e-mail for {job}",
+            "writer": by[job],
+        }
+
+
+def first_line(process, seconds=30):
+    """The process's first line of output, or a failed test if none comes within seconds."""
+    ready, _, _ = select.select([process.stdout], [], [], seconds)
+    assert ready, f"no line from the worker within {seconds} s"
+    return process.stdout.readline().decode().strip()
+
+
+def test_the_copied_worker_lists_a_failing_job_in_the_dead_letter_and_requeues_it(copied):
+    shipped = (copied / "work.py").read_text(encoding="utf-8")
+    (copied / "work.py").write_text('def work(job, keep_alive):\n    raise RuntimeError("no mail server")\n')
+    assert plain(copied, "init").returncode == 0 and plain(copied, "enqueue", "job-1").returncode == 0
+    ran = plain(copied, "run", "--owner", "A", "--drain", "--max-attempts", "2")
+    assert ran.stdout.splitlines() == [
+        "A: job-1 failed (attempt 1 of 2, fence 1): RuntimeError: no mail server",
+        "A: job-1 failed (attempt 2 of 2, fence 2): RuntimeError: no mail server, moved to the dead letter",
+    ]
+    assert plain(copied, "dead").stdout == "job-1: 2 attempts, fence 2, last error: RuntimeError: no mail server\n"
+
+    (copied / "work.py").write_text(shipped, encoding="utf-8")  # the cause fixed
+    assert plain(copied, "requeue", "job-1").returncode == 0
+    again = plain(copied, "requeue", "job-1")
+    assert (again.returncode, again.stderr) == (1, "job-1 is not in the dead letter\n")
+    assert plain(copied, "dead").stdout == ""
+    assert plain(copied, "run", "--owner", "B", "--drain").stdout == "B: job-1 done (attempt 1, fence 3)\n"
+
+
+def test_inside_the_lab_the_same_command_runs_as_a_package(copied):
+    assert plain(copied, "init").returncode == 0 and plain(copied, "enqueue", "job-1").returncode == 0
+    arguments = ["--lease", str(copied / "lease.py"), "--db", str(copied.parent / "jobs.db"), "--store", "effects.db"]
+    ran = subprocess.run(
+        [sys.executable, "-m", "lab.field.example", *arguments, "run", "--owner", "L", "--drain"],
+        cwd=copied.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "L: job-1 done (attempt 1, fence 1)\n", "")
