@@ -51,6 +51,10 @@ class CheckClock:
         active = (ran + waited) / wall if wall > 0 else 0.0  # threads active at once, on average
         return max(wall - waited / max(1.0, active), wall * MIN_PACE)
 
+    def waits_left_out(self):
+        """Seconds since the clock started that it does not show: the wall clock's less its own."""
+        return time.monotonic() - self.began - self.seconds()
+
     def left(self, limit, since=None):
         """Seconds of `limit` still to run, as the wall clock will show them at the soonest (while
         the wall clock is within the limit, no reading of /proc is needed)."""
@@ -65,6 +69,22 @@ class CheckClock:
             then_ran, then_waited = self.before.get(thread, (0.0, 0.0))
             ran, waited = ran + max(0.0, now_ran - then_ran), waited + max(0.0, now_waited - then_waited)
         return ran, waited
+
+
+class Deadline:
+    """The moment a budget of several checks ends (a learner's, in a class run): `seconds` after
+    `began`, moved later by the time each child process running them was kept waiting for a CPU
+    (lab/running/child_process.py, by the child's CheckClock)."""
+
+    def __init__(self, seconds, began=None):
+        self.at = (time.monotonic() if began is None else began) + seconds
+
+    def left(self, waits_left_out=0.0):
+        """Seconds of the budget still to run, once `waits_left_out` more seconds are left out."""
+        return self.at + waits_left_out - time.monotonic()
+
+    def extend(self, seconds):
+        self.at += seconds
 
 
 def this_process():
