@@ -96,6 +96,18 @@ def this_process():
     return _this_process
 
 
+def wait_for(condition, predicate, seconds):
+    """condition.wait_for(predicate, seconds) (the caller holds the condition), the seconds
+    counted on this process's clock: a wait that decides a verdict is not cut short by a busy CPU."""
+    began, clock = time.monotonic(), this_process()
+    while not (found := predicate()):
+        left = clock.left(seconds, since=began)
+        if left <= 0:
+            return found
+        condition.wait(left)
+    return found
+
+
 def thread_times(root):
     """{(pid, thread id): (seconds run, seconds stood ready for a CPU)} of the threads of process
     `root` and of every process it started that still runs, as the kernel counted them; {} where
