@@ -19,7 +19,7 @@ from lab.clock import MIN_PACE, CheckClock
 from lab.model.course import LAB_ROOT
 
 ONE_CPU = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
-HOGS = 6  # the code watched gets a seventh of its CPU at most
+HOGS = 6  # the code watched gets a seventh of its CPU at most (pinned together, the hogs hold one CPU)
 
 
 @pytest.fixture
