@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import regrade, similarity, unpack
+from lab.grading import git_checkout, regrade, similarity, unpack
 from lab.grading.check import mutant_verdicts
 from lab.grading.class_table import credit_count, time_cell
 from lab.grading.submission import check_one, find_submissions
@@ -83,7 +83,7 @@ def check_class(
         try:
             if submission.impl is not None:
                 submission.digest = regrade.submission_digest(submission.impl)
-                submission.commit = regrade.commit_of(submission.impl)
+                submission.commit = git_checkout.commit_of(submission.impl)
                 # the folder's path too: messages name the learner's files where they lie, and two
                 # learners with the same files are two rows, each graded (and timed) on its own
                 where = (os.path.abspath(submission.source), unpack.shown(os.path.abspath(submission.impl)))
