@@ -19,12 +19,14 @@ def add_arguments(parser):
     parser.add_argument("--no-bom", action="store_true")
     parser.add_argument("--regrade-all", action="store_true")
     parser.add_argument("--similar", type=float, default=SIMILAR, metavar="SHARE")
+    parser.add_argument("--roster", metavar="FILE")
 
 
 def run(arguments, settings):
     from pathlib import Path
 
-    from lab.grading import class_outputs, class_table, classroom
+    from lab.grading import adjustments, class_outputs, class_table, classroom, roster
+    from lab.grading.instructor_csv import FileProblem
     from lab.model.implementation import UsageError
     from lab.process import CHECKS, tree_memory_bounded
     from lab.sandbox import confinement
@@ -36,6 +38,11 @@ def run(arguments, settings):
         raise UsageError(say("command.class_dir", lang, dir=arguments.dir))
     if classroom.is_one_learner(root):
         raise UsageError(say("class.is_a_learner", lang, dir=arguments.dir))
+    try:  # the instructor's own files, read before anyone is graded: a mistake in them costs no run
+        learners = roster.load(Path(arguments.roster)) if arguments.roster else None
+        adjusted = adjustments.load(settings.out / adjustments.FILE)
+    except FileProblem as problem:
+        raise UsageError(problem.said(lang)) from None
     if not confinement.available():  # a class's verdicts must hold against code that cheats
         raise UsageError(say("needs_bubblewrap", lang))
     if arguments.no_mutants:
@@ -58,8 +65,19 @@ def run(arguments, settings):
         use_cache=not arguments.regrade_all,
         on_done=progress,
         similar=arguments.similar,
+        roster=learners,
     )
-    markdown, table = class_outputs.write(outcome, settings.out, lang, bom=not arguments.no_bom)
+    for unmatched in adjustments.attach(outcome.submissions, adjusted):
+        print(
+            say(
+                "class.adjust_nobody",
+                lang,
+                file=settings.out / adjustments.FILE,
+                line=unmatched.line,
+                learner=unmatched.learner,
+            )
+        )
+    markdown, table = class_outputs.write(outcome, settings.out, lang, not arguments.no_bom)
     for row in class_table.table(outcome, lang)[1:]:
         print(inert.terminal(row[-1]))
     print(classroom.rechecked_line(outcome, lang))
@@ -67,5 +85,6 @@ def run(arguments, settings):
         print("\n".join([say("class.changes_heading", lang), *map(inert.terminal, outcome.changes)]))
     elif outcome.changes is not None:
         print(say("class.no_changes", lang))
-    print(f"{markdown}\n{table}\n{settings.out / 'grades.csv'}")
+    written = ("grades.csv", adjustments.FILE)
+    print("\n".join(map(str, [markdown, table, *(settings.out / name for name in written)])))
     return outcome.exit_status

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from lab import reporters
-from lab.grading import chart_kept, credit, feedback, gradebook
+from lab.grading import adjustments, chart_kept, credit, feedback, gradebook
 from lab.grading.check import CheckRun
 from lab.grading.class_table import cell, table
 from lab.grading.class_view import clauses_failed, markdown, mutants_caught
@@ -23,8 +23,10 @@ def write(outcome, out_dir, lang="en", bom=True):
     then moved into out_dir itself whole, each file and folder at once (_publish): an earlier run's
     gradebook is never left there looking new. The outputs: class.md and class.csv (the translated table, for reading),
     grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json, and to hand
-    back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
-    the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
+    back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. adjustments.csv
+    beside them is the instructor's: made (the header alone) where there is none, never written
+    over. Sets outcome.changes: the learners whose verdicts moved since the previous run. Returns
+    the paths of class.md and class.csv."""
     out = Path(out_dir)
     graded_at = gradebook.timestamp()
     runs = out / "runs"
@@ -47,6 +49,7 @@ def write(outcome, out_dir, lang="en", bom=True):
         partial.symlink_to(Path("runs") / run_dir.name)
         os.replace(partial, latest)
     _publish(run_dir, out)  # the latest run, where earlier versions wrote it
+    adjustments.start(out / adjustments.FILE, bom)
     return out / "class.md", out / "class.csv"
 
 
