@@ -1,7 +1,7 @@
 """A gradebook for the whole term: the roster joined to the submissions (not handed in, not on the
 roster, late by the last commit's time or by the newest file's; tests/test_git_checkout.py reads
 that time), the adjustments written by hand and applied on every run, one clear line for a file
-that is wrong."""
+that is wrong, and canvas.csv and moodle.csv as Canvas and Moodle import them."""
 
 import os
 import shutil
@@ -212,6 +212,7 @@ ADJUSTMENTS = (
     "ben,+0.5,Found a real bug in the checks,Sato\n"
     "zed,1,Nobody by that name,Kato (TA)\n"
 )
+TITLE = "Lab 3 (1234)"
 
 
 @pytest.fixture(scope="module")
@@ -224,11 +225,11 @@ def term(tmp_path_factory):
     touched(make_learner(root / "ben", "boundary_bug", checkout=False), DUE_AT + 300)  # 5 min late
     make_learner(root / "dan", "complete", checkout=False)
     path = written(base / "roster.csv", ROSTER)
-    first = run_class(root, out, "--roster", str(path), "--regrade-all")
+    first = run_class(root, out, "--roster", str(path), "--assignment", TITLE, "--regrade-all")
     template = (out / "adjustments.csv").read_bytes()
     (out / "adjustments.csv").write_text(ADJUSTMENTS, encoding="utf-8")
-    again = run_class(root, out, "--roster", str(path))
-    japanese = run_class(root, out, "--roster", str(path), "--lang", "ja")
+    again = run_class(root, out, "--roster", str(path), "--assignment", TITLE)
+    japanese = run_class(root, out, "--roster", str(path), "--assignment", TITLE, "--lang", "ja")
     return first, again, japanese, template, out
 
 
@@ -294,3 +295,26 @@ def test_the_feedback_shows_the_hand_in_time_and_each_adjustment_in_its_language
     cho = (out / "feedback" / "cho.md").read_text(encoding="utf-8")
     assert "未提出: cho は名簿にありますが" in cho and "| +2 | Showed the work in class | Sato |" in cho
     assert "Late: a day" not in cho  # only their own
+
+
+def test_canvas_csv_is_the_shape_canvas_imports(term):
+    _, _, _, _, out = term
+    assert not (out / "canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    assert read_csv(out / "canvas.csv") == [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", TITLE],
+        ["Points Possible", "", "", "", "", str(LAST)],
+        ["Ada Lovelace", "", "ada", "ada", "", str(LAST - 1)],
+        ["Ito, Ben", "", "ben", "ben", "", str(LAST - 0.5)],
+        ["'+Cho Sato", "", "cho", "cho", "", "2"],
+    ]  # the roster's learners in its order: dan, whom Canvas does not know, is left out
+
+
+def test_moodle_csv_is_the_shape_moodle_imports(term):
+    _, _, _, _, out = term
+    assert read_csv(out / "moodle.csv") == [
+        ["ID number", "Full name", TITLE],
+        ["ada", "Ada Lovelace", str(LAST - 1)],
+        ["ben", "Ito, Ben", str(LAST - 0.5)],
+        ["cho", "'+Cho Sato", "2"],
+    ]
+    assert (out / "runs").is_dir() and (out / "latest" / "moodle.csv").read_bytes() == (out / "moodle.csv").read_bytes()

@@ -2,7 +2,7 @@
 
 from lab.commands import options
 from lab.model.course import LAB_ROOT
-from lab.model.defaults import CLASS_BUDGET, SIMILAR
+from lab.model.defaults import ASSIGNMENT, CLASS_BUDGET, SIMILAR
 
 NAME = "class"
 MAKE_TARGETS = ("check-class",)
@@ -20,6 +20,7 @@ def add_arguments(parser):
     parser.add_argument("--regrade-all", action="store_true")
     parser.add_argument("--similar", type=float, default=SIMILAR, metavar="SHARE")
     parser.add_argument("--roster", metavar="FILE")
+    parser.add_argument("--assignment", default=ASSIGNMENT, metavar="TITLE")
 
 
 def run(arguments, settings):
@@ -77,7 +78,7 @@ def run(arguments, settings):
                 learner=unmatched.learner,
             )
         )
-    markdown, table = class_outputs.write(outcome, settings.out, lang, not arguments.no_bom)
+    markdown, table = class_outputs.write(outcome, settings.out, lang, not arguments.no_bom, arguments.assignment)
     for row in class_table.table(outcome, lang)[1:]:
         print(inert.terminal(row[-1]))
     print(classroom.rechecked_line(outcome, lang))
@@ -85,6 +86,6 @@ def run(arguments, settings):
         print("\n".join([say("class.changes_heading", lang), *map(inert.terminal, outcome.changes)]))
     elif outcome.changes is not None:
         print(say("class.no_changes", lang))
-    written = ("grades.csv", adjustments.FILE)
+    written = ("grades.csv", "canvas.csv", "moodle.csv", adjustments.FILE)
     print("\n".join(map(str, [markdown, table, *(settings.out / name for name in written)])))
     return outcome.exit_status
