@@ -68,16 +68,9 @@ def run(arguments, settings):
         similar=arguments.similar,
         roster=learners,
     )
-    for unmatched in adjustments.attach(outcome.submissions, adjusted):
-        print(
-            say(
-                "class.adjust_nobody",
-                lang,
-                file=settings.out / adjustments.FILE,
-                line=unmatched.line,
-                learner=unmatched.learner,
-            )
-        )
+    for nobody in adjustments.attach(outcome.submissions, adjusted):  # a typo in a name, or one who left
+        where = {"file": settings.out / adjustments.FILE, "line": nobody.line}
+        print(inert.terminal(say("class.adjust_nobody", lang, learner=nobody.learner, **where)))
     markdown, table = class_outputs.write(outcome, settings.out, lang, not arguments.no_bom, arguments.assignment)
     for row in class_table.table(outcome, lang)[1:]:
         print(inert.terminal(row[-1]))
