@@ -37,6 +37,7 @@ class Submission:
     found: dict = field(default_factory=dict)  # not graded: each place looked at -> what it holds
     last_change: float = 0.0  # when its newest step or prediction file was changed (seconds since the epoch)
     likeness: object = None  # similarity.Likeness: how alike its step files are to the reference and the others
+    standing: object = None  # standing.Standing: on the roster or not, due and handed in, adjustments
 
 
 def find_submissions(root, workspace=None):
