@@ -1,7 +1,7 @@
-"""A check's time limit is counted on the check's clock (lab/clock.py), as README's TIME_LIMIT row
-promises: the time the machine kept its processes waiting for a CPU is not counted, the time they
-ran or slept is, and no code slows the clock below MIN_PACE of the wall clock (a check still ends
-by ten times its limit).
+"""A check's time limit is counted on the check's clock (lab/clock.py), as the TIME_LIMIT row of
+docs/reference.md's Options promises: the time the machine kept its processes waiting for a CPU is
+not counted, the time they ran or slept is, and no code slows the clock below MIN_PACE of the wall
+clock (a check still ends by ten times its limit).
 
 Busy neighbours are CPU hogs pinned, with the code watched, to one CPU, each in a session of its
 own (the kernel shares a CPU between sessions, not between processes).

@@ -11,6 +11,7 @@ from lab.model.implementation import STEP_FILE
 from lab.model.mutants import apply, load_mutants
 from lab.model.pristine import stub_text
 from lab.text.language import LANGUAGES
+from lab.text.messages import say
 
 COURSE = load_course()
 MUTANTS = load_mutants()
@@ -119,8 +120,13 @@ def test_the_readme_starts_with_the_two_commands():
     assert typed[0] == "make language"
 
 
-def test_the_readmes_step_tables_and_progress_lines_are_made_from_the_manifest():
+def test_the_readmes_step_tables_and_the_guides_progress_lines_are_made_from_the_manifest():
     readme_text = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (\d+) \| `steps/([\w-]+)/` \| `(\w+)\(", readme_text, re.MULTILINE)
     assert rows == [(str(s.number), s.dir, s.function) for s in COURSE] * 2  # the English part, then the Japanese one
-    assert readme.made(readme_text, COURSE) == readme_text, readme.problems(LAB_ROOT, COURSE)
+    for lang, guide in (("en", "learner.md"), ("ja", "learner.ja.md")):  # where the progress transcripts are
+        heading = say("learner.progress_heading", lang, count=len(COURSE), steps=f"3/{len(COURSE)}")
+        assert f"\n    {heading}\n" in (LAB_ROOT / "docs" / guide).read_text(encoding="utf-8"), guide
+    for path in readme.documents(LAB_ROOT):
+        text = path.read_text(encoding="utf-8")
+        assert readme.made(text, COURSE) == text, readme.problems(LAB_ROOT, COURSE)

@@ -18,6 +18,7 @@ from lab.model.prediction_template import prediction_template
 from lab.model.pristine import prediction_text, write_stubs
 from lab.model.results import Result
 from lab.model.status import ExitStatus
+from lab.text.messages import say
 
 COURSE = load_course()
 
@@ -81,6 +82,28 @@ def test_dev_check_names_a_clause_without_a_hint_in_a_language_and_a_hint_of_no_
     ]
 
 
+def test_dev_check_holds_the_readmes_step_tables_and_the_guides_progress_lines_where_they_live(copy):
+    shutil.copy(LAB_ROOT / "README.md", copy)
+    shutil.copytree(LAB_ROOT / "docs", copy / "docs")
+    readme, guide = copy / "README.md", copy / "docs" / "learner.ja.md"
+    row = "| `init_db(path)` | the `jobs` table, idempotently |"
+    readme.write_text(
+        readme.read_text(encoding="utf-8").replace(row, "| `init_db(path)` | a table |"), encoding="utf-8"
+    )
+    shown = say("learner.progress_heading", "ja", count=len(COURSE), steps=f"3/{len(COURSE)}")
+    stale = say("learner.progress_heading", "ja", count=len(COURSE) - 1, steps=f"3/{len(COURSE) - 1}")
+    guide.write_text(guide.read_text(encoding="utf-8").replace(shown, stale), encoding="utf-8")
+    done = lab(copy, "dev", "check", "--no-run")
+    assert done.returncode == ExitStatus.LAB_BROKEN
+    assert done.stdout.splitlines() == [
+        f"{name}: its step tables or progress lines are not the ones course.toml makes (python -m lab dev update writes them)"
+        for name in ("README.md", "docs/learner.ja.md")
+    ]
+    assert lab(copy, "dev", "update").stdout.split() == [str(readme), str(guide)]
+    assert row in readme.read_text(encoding="utf-8") and shown in guide.read_text(encoding="utf-8")
+    assert lab(copy, "dev", "check", "--no-run").returncode == ExitStatus.ALL_PASS
+
+
 def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_part(copy):
     done = lab(copy, "dev", "new-step", "release-all", "--parameters", "path,owner")
     assert done.returncode == ExitStatus.ALL_PASS, done.stderr
@@ -110,7 +133,7 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
 NINTH_STEP = LAB_ROOT / "tests" / "fixtures" / "ninth_step"
 # What a copy of the lab needs to run its commands and its docs' and manifest's tests.
 LAB_FILES = ("course.toml", "README.md", "pyproject.toml", "Makefile")
-LAB_FOLDERS = ("lab", "checks", "mutants", "solutions", "tests")
+LAB_FOLDERS = ("lab", "checks", "mutants", "solutions", "tests", "docs")
 # The tests that enumerate the steps, run in the copy as its own test suite would run them.
 STEP_TESTS = (
     "tests/test_course.py",
@@ -193,10 +216,11 @@ def test_a_ninth_step_is_new_step_plus_its_own_files_and_the_lab_takes_it_whole(
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
 
     # Nothing else was edited: what differs from the lab as shipped is what new-step wrote (the
-    # manifest, every prediction template, README's step tables and progress lines, and the new
-    # step's folders) and the author's own files.
+    # manifest, every prediction template, README's step tables, the progress lines of the learner
+    # guides, and the new step's folders) and the author's own files.
     prediction_templates = {f"steps/{step.dir}/prediction.py" for step in load_course(root)}
-    assert _changed(root, shipped) == {"course.toml", "README.md", *prediction_templates, *own}
+    made = {"course.toml", "README.md", "docs/learner.md", "docs/learner.ja.md", *prediction_templates}
+    assert _changed(root, shipped) == {*made, *own}
 
 
 def _timed(status="passed"):

@@ -1,6 +1,7 @@
-"""Every verb of the one command tree is documented: README's command list in both languages,
-`make help` in both languages, its help in the catalogue, and a --help that answers (as
-sqlite-utils' tests/test_docs.py does for its commands)."""
+"""Every verb of the one command tree is documented: the command list in both languages (the
+section "Every command", in docs/reference.md and docs/reference.ja.md), `make help` in both
+languages, its help in the catalogue, and a --help that answers (as sqlite-utils'
+tests/test_docs.py does for its commands)."""
 
 import argparse
 import re
@@ -10,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from readme_parts import section
 
 from lab import commands
 from lab.commands import VERBS, build_parser
@@ -18,15 +20,12 @@ from lab.model.status import ExitStatus
 from lab.text.language import LANGUAGES
 from lab.text.messages import CATALOGUE, say
 
-README = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
-COMMAND_LISTS = {"en": ("\n## Every command\n", "\n## "), "ja": ("\n## すべてのコマンド\n", "\n## ")}
+COMMAND_LISTS = {"en": "## Every command", "ja": "## すべてのコマンド"}
 
 
 def command_list(lang):
-    start, end = COMMAND_LISTS[lang]
-    text = README[README.index(start) + len(start) :]
-    return text[: text.index(end)]
+    return section(COMMAND_LISTS[lang])[1]
 
 
 def make_help(lang):
@@ -45,7 +44,7 @@ def listed(request):
 def test_every_verb_is_in_the_readmes_command_list_and_in_make_help(verb, listed):
     lang, text, targets = listed
     targets_in_readme = re.search(rf"^\| `{verb}` \| (.+?) \|", text, re.MULTILINE)
-    assert targets_in_readme, f"README ({lang}) does not list {verb}"
+    assert targets_in_readme, f"{section(COMMAND_LISTS[lang])[0]} does not list {verb}"
     for target in VERBS[verb].MAKE_TARGETS:
         assert f"`{target}`" in targets_in_readme[1] and target in targets, (lang, target)
 

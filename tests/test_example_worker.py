@@ -212,7 +212,7 @@ def work(job, keep_alive):
 
 @pytest.fixture
 def copied(tmp_path):
-    """lab/field/example/ copied out of the lab, with the reference as its lease.py, as README says."""
+    """lab/field/example/ copied out of the lab, with the reference as its lease.py, as docs/field.md says."""
     folder = tmp_path / "myworker"
     shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
     assert commands.main(["artifact", "--impl", "solutions", "--out", str(folder / "lease.py")]) == 0

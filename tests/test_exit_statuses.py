@@ -7,6 +7,7 @@ import sys
 from dataclasses import replace
 
 import pytest
+import readme_parts
 
 import lab.commands as lab_main
 import lab.grading.check as checking
@@ -94,10 +95,9 @@ def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_
 
 @pytest.mark.parametrize("heading", ["### Exit statuses", "### 終了コード"])
 def test_readme_tables_name_every_status_and_every_target(heading):
-    """README's two tables, in each language: every ExitStatus, and every target of the Makefile."""
-    readme = (LAB_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index(heading) :]
-    section = section[: section.index("\n#", 1)]
+    """The two tables of docs/reference.md (wherever the section lives), in each language: every
+    ExitStatus, and every target of the Makefile."""
+    section = readme_parts.section(heading)[1]
     statuses = {
         int(line.split("|")[1])
         for line in section.splitlines()

@@ -7,7 +7,7 @@ import re
 import tomllib
 
 import pytest
-from readme_parts import parts
+from readme_parts import japanese_texts
 
 from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.text.messages import CATALOGUE
@@ -49,7 +49,7 @@ def _japanese_texts():
     for number, closing in enumerate(closing_questions(), 1):
         yield f"course.toml closing question {number}", closing.question["ja"]
         yield f"course.toml closing question {number}, model answer", closing.answer["ja"]
-    yield "README.md 日本語", parts()[1]
+    yield from japanese_texts()  # README.md's Japanese part and the Japanese guides
     makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
     yield "Makefile #ja", "\n".join(re.findall(r"^#ja .+$", makefile, re.MULTILINE))
 

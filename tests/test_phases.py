@@ -1,6 +1,6 @@
-"""Predict, implement, compare (README): no text shown before a step's compare phase holds any
-part of a mutant's change, its reason or its id, for every step and in both languages, on screen
-and in the JSON, JUnit and Exercism files; the compare phase shows them all, folds to one line once
+"""Predict, implement, compare (docs/learner.md): no text shown before a step's compare phase holds
+any part of a mutant's change, its reason or its id, for every step and in both languages, on
+screen and in the JSON, JUnit and Exercism files; the compare phase shows them all, folds to one line once
 seen, and SHOW=mutants unfolds it."""
 
 import io
@@ -101,7 +101,7 @@ def test_nothing_before_the_compare_phase_reveals_a_change_or_its_reason(number,
             assert all(check not in text for check in verdict.mutant.caught_by)
         labels = [f"{number}-{chr(ord('a') + i)} " for i in range(len(outcome.verdicts))]
         assert all(label in text for label in labels)  # each mutant by its neutral label
-        assert "SHOW=all" not in text  # for instructors (README), not offered to the learner
+        assert "SHOW=all" not in text  # for instructors (docs/instructor.md), not offered to the learner
 
 
 def files_written(outcome, folder):

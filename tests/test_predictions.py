@@ -179,7 +179,7 @@ def test_no_spoilers_before_the_step_passes_and_a_prediction_is_written(stub_ste
         "m1-create-without-if-not-exists",
     ):
         assert spoiler not in text
-    assert "SHOW=all" not in text  # for instructors (README), not offered to a learner
+    assert "SHOW=all" not in text  # for instructors (docs/instructor.md), not offered to a learner
     assert "検出した検査" not in rendered(stub_step_1, "ja") and "SHOW=all" not in rendered(stub_step_1, "ja")
 
 

@@ -1,36 +1,48 @@
-"""One README in two full languages: the Japanese part has every section, table and example of the
-English part, in the same order, and each part links to the other. Output in a transcript may be in
-either language; what a learner types (commands, Python examples) is the same in both."""
+"""Every document in two full languages: README.md's Japanese part, and each guide's Japanese twin
+(docs/NAME.ja.md beside docs/NAME.md), has every section, table and example of the English, in the
+same order, and each links to the other. Output in a transcript may be in either language; what a
+learner types (commands, Python examples) is the same in both."""
 
 import itertools
 
 import pytest
-from readme_parts import parts, structure
+from readme_parts import pairs, parts, structure, twins
 
-ENGLISH, JAPANESE = (structure(part) for part in parts())
+from lab.model.course import LAB_ROOT
+
+PAIRS = {name: tuple(structure(text) for text in texts) for name, *texts in pairs()}
+ENGLISH, JAPANESE = PAIRS["README.md"]
 
 
 def _of(kind, blocks):
     return [block for block in blocks if block.kind == kind]
 
 
-def test_both_parts_have_the_same_headings_at_the_same_levels():
-    levels = [[block.level for block in _of("heading", blocks)] for blocks in (ENGLISH, JAPANESE)]
+def _each(kind):
+    """(document, index) of every block of kind in each document's English."""
+    return [(name, index) for name, (english, _) in PAIRS.items() for index in range(len(_of(kind, english)))]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_both_parts_have_the_same_headings_at_the_same_levels(name):
+    english, japanese = PAIRS[name]
+    levels = [[block.level for block in _of("heading", blocks)] for blocks in (english, japanese)]
     assert levels[0] == levels[1], [
         (e.lines[0], j.lines[0])
-        for e, j in itertools.zip_longest(*map(lambda b: _of("heading", b), (ENGLISH, JAPANESE)), fillvalue=None)
+        for e, j in itertools.zip_longest(_of("heading", english), _of("heading", japanese), fillvalue=None)
         if not e or not j or e.level != j.level
     ][:3]
 
 
-def test_both_parts_have_the_same_sequence_of_headings_tables_and_code_blocks():
-    kinds = [[block.kind for block in blocks] for blocks in (ENGLISH, JAPANESE)]
+@pytest.mark.parametrize("name", PAIRS)
+def test_both_parts_have_the_same_sequence_of_headings_tables_and_code_blocks(name):
+    kinds = [[block.kind for block in blocks] for blocks in PAIRS[name]]
     assert kinds[0] == kinds[1]
 
 
-@pytest.mark.parametrize("index", range(len(_of("table", ENGLISH))))
-def test_each_table_has_the_same_columns_and_rows_in_both_parts(index):
-    english, japanese = _of("table", ENGLISH)[index], _of("table", JAPANESE)[index]
+@pytest.mark.parametrize("name,index", _each("table"))
+def test_each_table_has_the_same_columns_and_rows_in_both_parts(name, index):
+    english, japanese = (_of("table", blocks)[index] for blocks in PAIRS[name])
     assert japanese.shape == english.shape, (english.lines[0], japanese.lines[0])
 
 
@@ -44,9 +56,9 @@ def _typed(block):
     return typed if typed is None else [OWN_LANGUAGE.get(line, line) for line in typed]
 
 
-@pytest.mark.parametrize("index", range(len(_of("code", ENGLISH))))
-def test_each_code_block_asks_the_learner_to_type_the_same_in_both_parts(index):
-    english, japanese = _of("code", ENGLISH)[index], _of("code", JAPANESE)[index]
+@pytest.mark.parametrize("name,index", _each("code"))
+def test_each_code_block_asks_the_learner_to_type_the_same_in_both_parts(name, index):
+    english, japanese = (_of("code", blocks)[index] for blocks in PAIRS[name])
     assert _typed(japanese) == _typed(english), (english.lines[:2], japanese.lines[:2])
 
 
@@ -60,8 +72,20 @@ def test_each_part_links_to_the_other():
     english, japanese = parts()
     assert "](#リースと-fencing-token-のラボ)" in english
     assert "](#the-lease-and-fencing-token-lab)" in japanese
+    for name, twin in twins().items():
+        texts = [(LAB_ROOT / each).read_text(encoding="utf-8") for each in (name, twin)]
+        assert f"]({twin.rpartition('/')[2]})" in texts[0] and f"]({name.rpartition('/')[2]})" in texts[1]
+
+
+def test_every_guide_in_docs_has_its_japanese_twin():
+    guides = {path.name for path in (LAB_ROOT / "docs").glob("*.md")}
+    english = {name for name in guides if not name.endswith(".ja.md")}
+    assert english and guides == english | {name.removesuffix(".md") + ".ja.md" for name in english}
+    assert {f"docs/{name}" for name in english} <= set(twins())
 
 
 def test_the_structure_is_read_from_the_whole_part():
-    # A README whose parts the parser reads as nearly empty would pass every test above.
-    assert len(_of("heading", ENGLISH)) >= 20 and len(_of("table", ENGLISH)) >= 10 and len(_of("code", ENGLISH)) >= 10
+    # Documents whose parts the parser reads as nearly empty would pass every test above.
+    every = [block for english, _ in PAIRS.values() for block in english]
+    assert len(_of("heading", every)) >= 20 and len(_of("table", every)) >= 10 and len(_of("code", every)) >= 10
+    assert all(_of("heading", english) for english, _ in PAIRS.values())

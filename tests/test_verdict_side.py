@@ -1,6 +1,7 @@
-"""The verdict side holds when learner code attacks what the grader shares with it (README, "What
-the grader guarantees"): the checks' own process, its files, its scratch folder, the channel, and
-the prediction files. Each attack is a kind, run beside an honest control where it needs one.
+"""The verdict side holds when learner code attacks what the grader shares with it
+(docs/instructor.md, "What the grader guarantees"): the checks' own process, its files, its scratch
+folder, the channel, and the prediction files. Each attack is a kind, run beside an honest control
+where it needs one.
 
 Where bubblewrap cannot make a sandbox, the tests of the sandbox itself are not run: the lab
 then grades nothing (check-class refuses), and .ci/run installs bubblewrap.

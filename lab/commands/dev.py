@@ -6,7 +6,7 @@ solved, every clause checked and broken by a mutant (or the manifest says why no
 scaffolds the next step's folders and manifest entry; the author then writes its contract,
 reference, checks and mutants, and `dev check` says what is still missing. Like rustlings' `dev
 update`, `update` writes again what is made from course.toml (the prediction templates, README's
-step tables) once the author has changed it. `durations` measures how long each check takes
+step tables, the progress lines of docs/learner.md and .ja.md) once the author has changed it. `durations` measures how long each check takes
 against the reference (lab/dev/durations.py).
 """
 

@@ -1,6 +1,6 @@
-"""The files made from course.toml: every step's prediction template and README.md's step tables
-and progress lines. `dev update` writes them (`dev new-step` too, since a new step changes them
-all); `dev check` holds the tree to them (lab/dev/tree.py).
+"""The files made from course.toml: every step's prediction template, README.md's step tables and
+the progress lines of the guides in docs/. `dev update` writes them (`dev new-step` too, since a new
+step changes them all); `dev check` holds the tree to them (lab/dev/tree.py).
 """
 
 from lab.dev import readme
@@ -15,9 +15,8 @@ def update(root):
     A prediction.py that holds a learner's prediction is left as it is."""
     course = load_course(root)
     made = {root / "steps" / step.dir / PREDICTION_FILE: prediction_template(step, course) for step in course}
-    readme_path = root / readme.README
-    if readme_path.is_file():
-        made[readme_path] = readme.made(readme_path.read_text(encoding="utf-8"), course)
+    for document in readme.documents(root):
+        made[document] = readme.made(document.read_text(encoding="utf-8"), course)
     written = []
     for path, text in made.items():
         current = path.read_text(encoding="utf-8") if path.is_file() else None

@@ -1,9 +1,10 @@
 """The course manifest against the files of the tree, read without running anything.
 
 Each function returns the problems it finds, one sentence each; none means the tree is what
-course.toml says: every step's files, the reference's signature, the prediction templates and
-README's step tables made from the manifest, a check for every clause and a mutant for every
-clause or a reason why not, and questions for every clause in every language.
+course.toml says: every step's files, the reference's signature, the prediction templates,
+README's step tables and the guides' progress lines made from the manifest, a check for every
+clause and a mutant for every clause or a reason why not, and questions for every clause in every
+language.
 """
 
 import ast

@@ -8,7 +8,7 @@ from enum import IntEnum
 
 
 class ExitStatus(IntEnum):
-    """The exit status of every command, as README.md documents them."""
+    """The exit status of every command, as docs/reference.md documents them."""
 
     ALL_PASS = 0  # every check passes (the mutation report: every mutant is killed)
     SOME_FAIL = 1  # some check fails, a mutant survives, a call was refused

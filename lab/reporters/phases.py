@@ -1,5 +1,5 @@
-"""When a step's mutants may be shown in full: the rule of the three phases (README, "Predict,
-implement, compare") for the screen and for every file a learner's run writes.
+"""When a step's mutants may be shown in full: the rule of the three phases (docs/learner.md,
+"Predict, implement, compare") for the screen and for every file a learner's run writes.
 
 Before the compare phase a mutant is a neutral label (`4-a`, `4-b`, ...) with the clause it breaks,
 and a prediction's verdicts are by label; its id, which names the change, and the checks that catch

@@ -1,6 +1,6 @@
 """The human report of a check run, in English or Japanese, rendered with rich.
 
-A step's mutants are shown in three phases (README, "Predict, implement, compare"), so that no
+A step's mutants are shown in three phases (docs/learner.md, "Predict, implement, compare"), so that no
 text answers the question the contract asks before the learner has answered it:
 
 - *before the compare phase* (no prediction written, or the step does not pass yet): each mutant

@@ -143,7 +143,7 @@ def pytest_make_collect_report(collector):
     return report
 
 
-MAX_TESTS = 5  # test functions one prediction file may hold (README says so): each runs against every mutant
+MAX_TESTS = 5  # test functions one prediction file may hold (docs/instructor.md): each runs against every mutant
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,7 +1,7 @@
 """The peers' own virtual environment, .lab/peers-venv: made once, never the lab's .venv.
 
 Its packages are pinned (PACKAGES): a new version of a queue could change the story, and the
-README's table says which versions it shows. The venv is remade only when PACKAGES change (a
+table of docs/field.md says which versions it shows. The venv is remade only when PACKAGES change (a
 stamp file holds them); a lock file keeps two commands from building it at the same time.
 """
 
