@@ -156,8 +156,8 @@ def budget_used_up(submission, lang, budget):
     """True when some check or prediction was not run because the learner's BUDGET ran out."""
     if not budget:
         return False
-    message = Words("budget", budget=budget)
     results = [*submission.results, *(r for rs in submission.credit.values() for r in rs)]
-    return any(r.message == message for r in results) or any(
-        holds(p.message, message) for p in submission.predictions or []
+    # A step's credit run has a share of the budget of its own: its message names that share.
+    return any(getattr(r.message, "key", None) == "budget" for r in results) or any(
+        holds(p.message, Words("budget", budget=budget)) for p in submission.predictions or []
     )

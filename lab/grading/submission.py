@@ -151,17 +151,13 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
         deadline = Deadline(budget, began) if budget else None
         submission.results = run([target], time_limit, budget, deadline=deadline)
         # A step whose own checks all pass on the learner's code earns its credit as it is; only
-        # the others run again with the reference standing in, in the same budget.
+        # the others run again with the reference standing in, each in a run and a share of the
+        # budget of its own: a step whose checks use up time costs that step only.
         passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
         submission.credit = {n: [r for r in submission.results if r.step == n] for n in passing}
-        again = [n for n in steps if n not in passing]
-        if again:
-            found = run(
-                credit.targets(submission.name, submission.impl, implementation, again),
-                time_limit,
-                budget,
-                deadline=deadline,
-            )
+        share = budget / len(steps) if budget else None
+        for number in (n for n in steps if n not in passing):
+            found = run(credit.targets(submission.name, submission.impl, implementation, [number]), time_limit, share)
             submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(

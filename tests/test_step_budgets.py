@@ -1,0 +1,41 @@
+"""A step whose checks use up time costs that step only (docs/instructor.md, BUDGET): each step's
+credit run has a share of the learner's budget of its own, so a `claim` that waits while a lease is
+held, which uses up the course run's budget in steps 4 to 8, still leaves steps 5 to 8 their credit
+with the reference's `claim` standing in."""
+
+from learner_folders import make_learner
+
+import lab.grading.classroom as classroom
+from lab.grading import credit
+
+WAITS_WHILE_HELD = """
+
+_claim_as_written = claim
+
+
+def claim(path, job_id, owner, now, ttl):
+    import sqlite3
+    import time
+
+    conn = sqlite3.connect(path)
+    try:
+        held = conn.execute("SELECT 1 FROM jobs WHERE id = ? AND owner IS NOT NULL AND until > ?", (job_id, now)).fetchone()
+    finally:
+        conn.close()
+    while held:  # waits for a lease that only the test's clock could end
+        time.sleep(0.01)
+    return _claim_as_written(path, job_id, owner, now, ttl)
+"""
+TIME_LIMIT, BUDGET = 3, 32  # the course run's waits (three checks of 3 s in each of steps 4-8) outlast 32 s
+
+
+def test_a_claim_that_waits_costs_its_own_step_only(tmp_path):
+    steps = make_learner(tmp_path / "class" / "waits", "complete", checkout=False)
+    claim_file = steps / "04-claim" / "step.py"
+    claim_file.write_text(claim_file.read_text() + WAITS_WHILE_HELD, encoding="utf-8")
+    outcome = classroom.check_class(tmp_path / "class", time_limit=TIME_LIMIT, budget=BUDGET, mutants=False)
+    (learner,) = outcome.submissions
+    course_steps = sorted({r.step for r in learner.results})
+    credited = [n for n in course_steps if credit.earned(learner.credit.get(n, []))]
+    assert learner.budget_used, "the course run should have used up its budget: no test of the shares"
+    assert credited == [1, 2, 3, 5, 6, 7, 8], [(n, [r.status for r in learner.credit.get(n, [])]) for n in course_steps]
