@@ -18,10 +18,12 @@ class Store:
         self.folder = self.root / STATE_DIR
 
     def read(self, name):
+        """The object stored as name; empty when it is missing, unreadable, or JSON that is no object."""
         try:
-            return json.loads((self.folder / name).read_text(encoding="utf-8"))
+            found = json.loads((self.folder / name).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
+        return found if isinstance(found, dict) else {}
 
     def write(self, name, value):
         path = self.folder / name
