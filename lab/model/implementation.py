@@ -193,8 +193,9 @@ def placed_files(implementation):
 
 def _pieces(implementation):
     """(the file or None, the lines the module puts before it, its text) in the module's order."""
-    if len(implementation.files) == 1:
-        return [(implementation.files[0], "", implementation.files[0].text)]
+    if len(implementation.files) == 1:  # one file, whose text stands alone (a comment when it was not read)
+        only = implementation.files[0]
+        return [(only, "", only.text if only.text is not None else f"# {only.path.name} is missing\n")]
     course = load_course()
     pieces = [(None, f'"""The lease and fencing-token artifact, assembled from {implementation.label}."""\n', "")]
     for file in implementation.files:
