@@ -54,7 +54,7 @@ def load_mutants(directory=MUTANTS_DIR):
 def apply(mutant, reference=None):
     """The reference implementation with the mutant's one text change made."""
     reference = reference or read(SOLUTIONS_DIR, label="solutions")
-    original = reference.file_for(mutant.edits_step).text
+    original = reference.file_for(mutant.edits_step).text or ""  # a missing file holds the text nowhere
     count = original.count(mutant.find)
     if count != 1:
         raise MutantError(
