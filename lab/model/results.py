@@ -1,9 +1,5 @@
-"""What a run finds, in one module: the named statuses, the facts a message is made of, and the
-result types of checks, mutants and predictions.
-
-The statuses are enums until the edge (Exercism's runner keeps its ``Status(Enum)`` until it
-writes results.json; mutmut gives each mutant one status): their values are the words the JSON
-outputs and the cache carry, so that a status read back from either is the same enum again.
+"""What a run finds: the facts a message is made of, and the result types of checks, mutants and
+predictions, with their statuses (lab/model/status.py, where every named status is).
 
 A message is facts until a reporter words it: a key of the catalogue and its values (``Words``),
 a check's own phrase in every language (``Phrase``), the repr of a worded value (``Quoted``) and
@@ -19,65 +15,15 @@ value through it.
 """
 
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 
+# The statuses of a run, which most of the lab imports from here.
+from lab.model.status import LOSSES as LOSSES
+from lab.model.status import CheckStatus as CheckStatus
+from lab.model.status import MutantStatus as MutantStatus
+from lab.model.status import PredictionOutcome as PredictionOutcome
+from lab.model.status import PredictionStatus as PredictionStatus
+from lab.model.status import StepStatus as StepStatus
 from lab.text.messages import say
-
-
-class CheckStatus(StrEnum):
-    """How one check ended; its value is the word the JSON results carry."""
-
-    PASSED = "passed"
-    FAILED = "failed"  # the code under test broke the contract
-    ERROR = "error"  # it raised, did not load, or the check could not run it
-    NOT_IMPLEMENTED = "not_implemented"  # the stub as shipped
-    TIMEOUT = "timeout"
-    CRASHED = "crashed"  # the process running the code under test ended
-
-
-# A check whose process was lost: it hung or ended, and may have changed what the others report.
-LOSSES = (CheckStatus.TIMEOUT, CheckStatus.CRASHED)
-
-
-class StepStatus(StrEnum):
-    """A step of the learner's course, as `make progress` shows it."""
-
-    PASSED = "passed"  # every check of the step passes
-    FAILING = "failing"
-    NOT_STARTED = "not_started"  # the stub as shipped
-
-
-class MutantStatus(StrEnum):
-    """A mutant of the mutation report, in mutmut's words."""
-
-    KILLED = "killed"
-    SURVIVED = "survived"
-    TIMEOUT = "timeout"
-    NO_TESTS = "no tests"  # no check of the steps can call it
-    EQUIVALENT = "equivalent"  # the ledger says no check can tell it from the implementation
-    NOT_CHECKED = "not checked"  # not run yet
-
-    @property
-    def detected(self):
-        """The checks caught it: a failure, or a time limit."""
-        return self in (MutantStatus.KILLED, MutantStatus.TIMEOUT)
-
-
-class PredictionStatus(StrEnum):
-    """A step's prediction: none yet, written, refused by the correct code, or not judged (its
-    run ended without its results: lab/running/runner.py)."""
-
-    NO_PREDICTION = "no_prediction"
-    WRITTEN = "written"
-    REJECTS = "rejects_correct_code"
-    NOT_JUDGED = "not_judged"
-
-
-class PredictionOutcome(StrEnum):
-    """What a written prediction did to one mutant."""
-
-    CAUGHT = "caught"
-    MISSED = "missed"
 
 
 class Text:
