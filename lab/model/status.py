@@ -56,7 +56,7 @@ class MutantStatus(StrEnum):
     NOT_CHECKED = "not checked"  # not run yet
 
     @property
-    def detected(self):
+    def detected(self) -> bool:
         """The checks caught it: a failure, or a time limit."""
         return self in (MutantStatus.KILLED, MutantStatus.TIMEOUT)
 
