@@ -90,7 +90,8 @@ def implementation_of(target: Target) -> Implementation:
 class Plan:
     """Everything a child process needs to know; written as JSON by the parent."""
 
-    targets: list[Target]
+    # Targets in the plan a child reads (from_file); their asdict() in the one a parent writes and dumps.
+    targets: list[Target] | list[dict[str, Any]]
     events: int | None = None  # the descriptor of the pipe the recorder writes its JSON lines to
     skip: list[str] = field(default_factory=list)  # node ids already settled by an earlier child
     time_limit: float = TIME_LIMIT
@@ -103,9 +104,8 @@ class Plan:
         if "lease" not in metafunc.fixturenames:
             return
         name = metafunc.definition.originalname
-        targets = [
-            t for t in self.targets if step(metafunc.definition) in t.steps and (t.checks is None or name in t.checks)
-        ]
+        read: list[Target] = self.targets  # type: ignore[assignment]  # a child's plan, from_file's
+        targets = [t for t in read if step(metafunc.definition) in t.steps and (t.checks is None or name in t.checks)]
         metafunc.parametrize("lease", targets, ids=[t.id for t in targets], indirect=True)
 
     def dump(self, path: Path) -> None:
