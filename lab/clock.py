@@ -57,6 +57,10 @@ class CheckClock:
         active = (ran + waited) / wall if wall > 0 else 0.0  # threads active at once, on average
         return max(wall - waited / max(1.0, active), wall * MIN_PACE)
 
+    def waits_left_out(self):
+        """Seconds since the clock started that it does not show: the wall clock's less its own."""
+        return time.monotonic() - self.began - self.seconds()
+
     def left(self, limit: float, since: float | None = None) -> float:
         """Seconds of `limit` still to run, as the wall clock will show them at the soonest (while
         the wall clock is within the limit, no reading of /proc is needed)."""
@@ -73,6 +77,22 @@ class CheckClock:
         return ran, waited
 
 
+class Deadline:
+    """The moment a budget of several checks ends (a learner's, in a class run): `seconds` after
+    `began`, moved later by the time each child process running them was kept waiting for a CPU
+    (lab/running/child_process.py, by the child's CheckClock)."""
+
+    def __init__(self, seconds, began=None):
+        self.at = (time.monotonic() if began is None else began) + seconds
+
+    def left(self, waits_left_out=0.0):
+        """Seconds of the budget still to run, once `waits_left_out` more seconds are left out."""
+        return self.at + waits_left_out - time.monotonic()
+
+    def extend(self, seconds):
+        self.at += seconds
+
+
 def this_process() -> CheckClock:
     """The clock of this process and the processes it started: restarted by a run's recorder at
     the start of each check (lab/running/recorder.py), read by every wait for a learner process."""
@@ -80,6 +100,18 @@ def this_process() -> CheckClock:
     if _this_process is None or _this_process.root != os.getpid():  # none yet, or a fork's
         _this_process = CheckClock()
     return _this_process
+
+
+def wait_for(condition, predicate, seconds):
+    """condition.wait_for(predicate, seconds) (the caller holds the condition), the seconds
+    counted on this process's clock: a wait that decides a verdict is not cut short by a busy CPU."""
+    began, clock = time.monotonic(), this_process()
+    while not (found := predicate()):
+        left = clock.left(seconds, since=began)
+        if left <= 0:
+            return found
+        condition.wait(left)
+    return found
 
 
 def thread_times(root: int) -> ThreadTimes:

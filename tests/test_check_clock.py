@@ -19,7 +19,7 @@ from lab.clock import MIN_PACE, CheckClock
 from lab.model.course import LAB_ROOT
 
 ONE_CPU = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
-HOGS = 6  # the code watched gets a seventh of its CPU at most
+HOGS = 6  # the code watched gets a seventh of its CPU at most (pinned together, the hogs hold one CPU)
 
 
 @pytest.fixture
@@ -76,10 +76,11 @@ def test_threads_standing_ready_cannot_stop_the_clock(hogs):
     assert seconds >= wall * MIN_PACE - 0.01, (seconds, wall)
 
 
-def _check(step, impl, folder, limit, pinned, credit=False):
+def _check(step, impl, folder, limit, pinned, credit=False, budget=None):
     out = folder / "results.json"
     arguments = [str(step), "--impl", str(impl), "--no-mutants", "--fresh", "--time-limit", f"{limit:g}"]
     arguments += ["--credit"] if credit else []
+    arguments += ["--budget", f"{budget:g}"] if budget else []
     run = (
         ONE_CPU if pinned else ""
     ) + "import runpy, sys; sys.argv[0] = 'lab'; runpy.run_module('lab', run_name='__main__')"
@@ -102,6 +103,14 @@ def test_an_honest_step_beside_busy_neighbours_passes_within_a_short_limit(hogs,
     checks, _ = _check(4, LAB_ROOT / "solutions", tmp_path, limit=1, pinned=True, credit=True)
     not_passed = [(c["check"], c["status"], c["message"]) for c in checks if c["status"] != "passed"]
     assert checks and not not_passed, not_passed
+
+
+def test_a_budget_beside_busy_neighbours_leaves_out_the_waits_too(hogs, tmp_path):
+    """Step 4's checks need about two seconds of CPU in all: a budget of eight, on a CPU the run
+    gets a seventh of, would be used up on the wall clock."""
+    checks, seconds = _check(4, LAB_ROOT / "solutions", tmp_path, limit=10, pinned=True, credit=True, budget=8)
+    not_passed = [(c["check"], c["status"], c["message"]) for c in checks if c["status"] != "passed"]
+    assert checks and not not_passed, (seconds, not_passed)
 
 
 def test_code_spinning_in_many_threads_still_ends_by_ten_times_the_limit(tmp_path):

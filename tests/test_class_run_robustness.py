@@ -33,7 +33,7 @@ from lab.grading import (
     class_table,
     classroom,
     feedback,
-    regrade,
+    git_checkout,
     similarity,
     submission,
     unpack,
@@ -189,7 +189,7 @@ def _git(folder, head, **files):
 def test_the_commit_column_holds_a_commit_id_read_inside_the_checkout_or_nothing(tmp_path, head, files, expected):
     folder = _git(tmp_path / "learner", head, **{k.replace("/", os.sep): v for k, v in files.items()})
     began = time.monotonic()
-    assert regrade.commit_of(folder) == expected
+    assert git_checkout.commit_of(folder) == expected
     assert time.monotonic() - began < 5
 
 
@@ -197,7 +197,7 @@ def test_a_linked_ref_is_not_followed(tmp_path):
     folder = _git(tmp_path / "learner", "ref: refs/heads/main\n")
     (folder / ".git" / "refs").mkdir()
     (folder / ".git" / "refs" / "heads").symlink_to("/etc")
-    assert regrade.commit_of(folder) == ""
+    assert git_checkout.commit_of(folder) == ""
 
 
 def test_an_entry_that_fails_to_be_read_is_a_row_of_its_own(tmp_path, monkeypatch):

@@ -19,8 +19,6 @@ from lab.field import bench, busy, invariants, lease_call, recovery, refusal, st
 from lab.field.artifact import import_file, materialize
 from lab.field.clock import Clock
 from lab.field.demo import play
-from lab.field.example import fenced_store
-from lab.field.example import worker as example
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import ExitStatus
 from lab.text.messages import CATALOGUE
@@ -251,62 +249,6 @@ def test_a_completion_after_a_newer_claim_is_stale_and_must_be_refused():
     found = invariants.verify(ops, {"j": {"fence": 2, "done": 1, "result": "A#2"}})
     assert found.stale_tried == 1 and found.stale_accepted == 1
     assert {key for _, key, _ in found.violations} == {"v_stale_accepted", "v_result_stale"}
-
-
-# The example worker (lab/field/example/): a fenced side effect
-
-
-def test_the_fenced_store_keeps_the_highest_fence_and_refuses_a_lower_one(tmp_path):
-    store = str(tmp_path / "effects.db")
-    fenced_store.create(store)
-    assert fenced_store.write(store, "job-1", 2, "B's e-mail", "B") is True
-    assert fenced_store.write(store, "job-1", 1, "A's e-mail", "A") is False
-    assert fenced_store.write(store, "job-1", 2, "B's e-mail, again", "B") is True  # a retry of the same fence
-    assert fenced_store.read(store, "job-1") == {"fence": 2, "value": "B's e-mail, again", "writer": "B"}
-    assert fenced_store.read(store, "job-2") is None
-
-
-def example_workers(tmp_path, jobs):
-    lease = import_file(materialize(REFERENCE, "solutions", tmp_path))
-    db, store = str(tmp_path / "jobs.db"), str(tmp_path / "effects.db")
-    lease.init_db(db)
-    fenced_store.create(store)
-    for job in jobs:
-        lease.enqueue(db, job)
-    clock = {"now": 0.0}
-    made = lambda owner: example.Worker(lease, db, store, owner, ttl=5.0, clock=lambda: clock["now"])  # noqa: E731
-    return lease, db, store, clock, made
-
-
-def test_the_example_worker_picks_claims_renews_writes_its_effect_and_completes(tmp_path):
-    lease, db, store, clock, made = example_workers(tmp_path, ["job-1", "job-2"])
-    renewals = []
-
-    def work(job, keep_alive):
-        for _ in range(3):
-            clock["now"] += 4.0  # each step takes most of a ttl: only the renewals keep the lease
-            renewals.append(keep_alive())
-        return f"sent for {job}"
-
-    worker = made("host-a")
-    assert worker.run_once(work) == example.Done("job-1", 1, worked=True, effect=True, completed=True)
-    assert worker.run_once(work) == example.Done("job-2", 1, worked=True, effect=True, completed=True)
-    assert worker.run_once(work) is None  # nothing left
-    assert renewals == [True] * 6
-    assert lease.state(db, "job-1")["result"] == "sent for job-1" and fenced_store.read(store, "job-2")["fence"] == 1
-
-
-def test_a_stalled_example_worker_is_refused_by_the_store_even_under_the_same_owner_name(tmp_path):
-    lease, db, store, clock, made = example_workers(tmp_path, ["job-1"])
-    stalled, fresh = made("host-a"), made("host-a")  # two processes of one host: one owner name
-    job, fence = stalled.next_job()
-    clock["now"] = 6.0  # stalled past its ttl, between its last renewal and its side effect
-    assert fresh.run_once(lambda job, keep_alive: "fresh e-mail") == example.Done("job-1", 2, True, True, True)
-    assert fenced_store.write(store, job, fence, "stale e-mail", "host-a") is False
-    assert stalled.finish(job, fence, lambda job, keep_alive: "stale e-mail") == example.Done(
-        "job-1", 1, False, False, False
-    )
-    assert fenced_store.read(store, "job-1")["value"] == "fresh e-mail" and lease.state(db, "job-1")["fence"] == 2
 
 
 # The lease tool

@@ -25,6 +25,7 @@ from pathlib import Path
 import attack_submissions as attacks
 import pytest
 
+from lab.clock import MIN_PACE
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import ExitStatus
 from lab.sandbox import confinement
@@ -34,7 +35,9 @@ TIME_LIMIT = 3.0
 BUDGET = 40.0
 GRADER_RSS_LIMIT = 600 << 20  # bytes: the class process and the checks' processes
 LEARNER_RSS_LIMIT = (1 << 30) + (100 << 20)  # bytes: any process of the run (the sandbox maps at most 1 GiB)
-CHECK_LIMIT = TIME_LIMIT + REPLY_GRACE + 1  # seconds one check may report: its limit, the grace for a stalled reply
+# Seconds one check may report: its limit on the check's clock, which a busy machine slows to
+# MIN_PACE of the wall clock at most (lab/clock.py), and the grace for a stalled reply.
+CHECK_LIMIT = TIME_LIMIT / MIN_PACE + REPLY_GRACE + 1
 SURVIVOR_WAIT = 2.0  # seconds the run's processes may take to go after it ended
 LAB_PARTS = ("checks", "lab", "solutions", "mutants", "mutation", "course.toml", "Makefile", "pyproject.toml")
 STEPS = [step.number for step in load_course()]

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from lab.field import invariants, stress
+from lab.field import invariants, recovery, stress
 from lab.field.stress_log import number
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
@@ -225,3 +225,13 @@ def test_a_store_that_raises_is_a_fault_with_its_own_status_and_its_folder_shown
     shutil.rmtree(kept)
     assert done.returncode == ExitStatus.STORE_FAULT == 5
     assert says in done.stdout and "TypeError" in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("header, holds", [(bytes(8), False), (recovery.HOT_JOURNAL, True)])
+def test_a_journal_left_behind_is_flagged_only_when_it_holds_a_transaction(tmp_path, header, holds):
+    """A journal with a zeroed header (journal_mode=PERSIST, or a worker killed before it wrote
+    one) holds nothing to undo; one that SQLite would still roll back is a violation."""
+    journal = tmp_path / "jobs.db-journal"
+    journal.write_bytes(header + bytes(504))
+    assert recovery.holds_a_transaction(journal) is holds
+    assert recovery.holds_a_transaction(tmp_path / "none-journal") is False

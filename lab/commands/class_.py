@@ -2,7 +2,7 @@
 
 from lab.commands import options
 from lab.model.course import LAB_ROOT
-from lab.model.defaults import CLASS_BUDGET, SIMILAR
+from lab.model.defaults import ASSIGNMENT, CLASS_BUDGET, SIMILAR
 
 NAME = "class"
 MAKE_TARGETS = ("check-class",)
@@ -19,12 +19,15 @@ def add_arguments(parser):
     parser.add_argument("--no-bom", action="store_true")
     parser.add_argument("--regrade-all", action="store_true")
     parser.add_argument("--similar", type=float, default=SIMILAR, metavar="SHARE")
+    parser.add_argument("--roster", metavar="FILE")
+    parser.add_argument("--assignment", default=ASSIGNMENT, metavar="TITLE")
 
 
 def run(arguments, settings):
     from pathlib import Path
 
-    from lab.grading import class_outputs, class_table, classroom
+    from lab.grading import adjustments, class_outputs, class_table, classroom, roster
+    from lab.grading.instructor_csv import FileProblem
     from lab.model.implementation import UsageError
     from lab.process import CHECKS, tree_memory_bounded
     from lab.sandbox import confinement
@@ -36,6 +39,11 @@ def run(arguments, settings):
         raise UsageError(say("command.class_dir", lang, dir=arguments.dir))
     if classroom.is_one_learner(root):
         raise UsageError(say("class.is_a_learner", lang, dir=arguments.dir))
+    try:  # the instructor's own files, read before anyone is graded: a mistake in them costs no run
+        learners = roster.load(Path(arguments.roster)) if arguments.roster else None
+        adjusted = adjustments.load(settings.out / adjustments.FILE)
+    except FileProblem as problem:
+        raise UsageError(problem.said(lang)) from None
     if not confinement.available():  # a class's verdicts must hold against code that cheats
         raise UsageError(say("needs_bubblewrap", lang))
     if arguments.no_mutants:
@@ -58,8 +66,12 @@ def run(arguments, settings):
         use_cache=not arguments.regrade_all,
         on_done=progress,
         similar=arguments.similar,
+        roster=learners,
     )
-    markdown, table = class_outputs.write(outcome, settings.out, lang, bom=not arguments.no_bom)
+    for nobody in adjustments.attach(outcome.submissions, adjusted):  # a typo in a name, or one who left
+        where = {"file": settings.out / adjustments.FILE, "line": nobody.line}
+        print(inert.terminal(say("class.adjust_nobody", lang, learner=nobody.learner, **where)))
+    markdown, table = class_outputs.write(outcome, settings.out, lang, not arguments.no_bom, arguments.assignment)
     for row in class_table.table(outcome, lang)[1:]:
         print(inert.terminal(row[-1]))
     print(classroom.rechecked_line(outcome, lang))
@@ -67,5 +79,6 @@ def run(arguments, settings):
         print("\n".join([say("class.changes_heading", lang), *map(inert.terminal, outcome.changes)]))
     elif outcome.changes is not None:
         print(say("class.no_changes", lang))
-    print(f"{markdown}\n{table}\n{settings.out / 'grades.csv'}")
+    written = ("grades.csv", "canvas.csv", "moodle.csv", adjustments.FILE)
+    print("\n".join(map(str, [markdown, table, *(settings.out / name for name in written)])))
     return outcome.exit_status

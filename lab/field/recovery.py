@@ -11,7 +11,11 @@ from contextlib import closing
 from pathlib import Path
 
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
-WHOLE_DB = "-"  # the job named by a violation that concerns the database as a whole
+WHOLE_DB = "-"
+# The first bytes of a rollback journal that still holds a transaction to undo (SQLite's file
+# format, section 4.1). A journal whose header is zeroed (journal_mode=PERSIST, or a process killed
+# before it wrote its header) holds nothing to undo: SQLite ignores it, and so does this check.
+HOT_JOURNAL = bytes.fromhex("d9d505f920a163d7")  # the job named by a violation that concerns the database as a whole
 
 
 def inspect(db, found):
@@ -27,7 +31,7 @@ def inspect(db, found):
             found.add(WHOLE_DB, "v_locked", error=error, ops=[])
         rows = {row[0]: dict(zip(COLUMNS, row)) for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM jobs")}
     journal = Path(f"{db}-journal")
-    if journal.exists() and journal.stat().st_size > 0:
+    if holds_a_transaction(journal):
         found.add(WHOLE_DB, "v_journal", file=journal.name, ops=[])
     for job, row in sorted(rows.items()):
         if (
@@ -37,6 +41,15 @@ def inspect(db, found):
         ):
             found.add(job, "v_half_written", row=row, ops=[])
     return rows
+
+
+def holds_a_transaction(journal):
+    """Whether the rollback journal at `journal` still holds a transaction to undo."""
+    try:
+        with open(journal, "rb") as file:
+            return file.read(len(HOT_JOURNAL)) == HOT_JOURNAL
+    except FileNotFoundError:
+        return False
 
 
 def claim_again(db, lease, rows, now, ttl, found):

@@ -9,22 +9,26 @@ import time
 from pathlib import Path
 
 from lab import reporters
-from lab.grading import chart_kept, credit, feedback, gradebook
+from lab.grading import adjustments, chart_kept, credit, feedback, gradebook, lms_exports
 from lab.grading.check import CheckRun
 from lab.grading.class_table import cell, table
 from lab.grading.class_view import clauses_failed, markdown, mutants_caught
 from lab.model.course import load_course
+from lab.model.defaults import ASSIGNMENT
 from lab.text import inert
 from lab.text.messages import say, words_of
 
 
-def write(outcome, out_dir, lang="en", bom=True):
+def write(outcome, out_dir, lang="en", bom=True, assignment=ASSIGNMENT):
     """Every output of the run in a dated folder out_dir/runs/<time>/, linked as out_dir/latest and
     then moved into out_dir itself whole, each file and folder at once (_publish): an earlier run's
     gradebook is never left there looking new. The outputs: class.md and class.csv (the translated table, for reading),
-    grades.csv (the gradebook), class.svg and class.png (the chart), learners/<name>.json, and to hand
-    back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. Sets outcome.changes:
-    the learners whose verdicts moved since the previous run. Returns the paths of class.md and class.csv."""
+    grades.csv (the gradebook), canvas.csv and moodle.csv (the final points to import, in a column
+    named assignment), class.svg and class.png (the chart), learners/<name>.json, and to hand
+    back feedback/<name>.md and .html, junit/<name>.xml and exercism/<name>.json. adjustments.csv
+    beside them is the instructor's: made (the header alone) where there is none, never written
+    over. Sets outcome.changes: the learners whose verdicts moved since the previous run. Returns
+    the paths of class.md and class.csv."""
     out = Path(out_dir)
     graded_at = gradebook.timestamp()
     runs = out / "runs"
@@ -37,6 +41,7 @@ def write(outcome, out_dir, lang="en", bom=True):
         run_dir = runs / f"{stamp}-{n}"
     previous = _summary(out / "latest" / "summary.json")
     _write_run(outcome, run_dir, lang, bom, graded_at)
+    lms_exports.write(outcome, run_dir, assignment)
     graded = sum(not s.problem for s in outcome.submissions)
     chart_kept.write(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
@@ -47,6 +52,7 @@ def write(outcome, out_dir, lang="en", bom=True):
         partial.symlink_to(Path("runs") / run_dir.name)
         os.replace(partial, latest)
     _publish(run_dir, out)  # the latest run, where earlier versions wrote it
+    adjustments.start(out / adjustments.FILE, bom)
     return out / "class.md", out / "class.csv"
 
 

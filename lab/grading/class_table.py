@@ -1,7 +1,8 @@
 """The class table's words: one cell per learner and step (the verdict, its credit, the time,
 the likeness and the predictions), the table of them and a learner's one-line summary."""
 
-from lab.grading import credit, feedback, similarity, unpack
+from lab.grading import credit, feedback, similarity, standing, unpack
+from lab.grading.roster import is_missing
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import CheckStatus, PredictionStatus
@@ -71,7 +72,10 @@ def table(outcome, lang="en"):
     for submission in outcome.submissions:
         line = summary_line(submission, steps, lang, outcome.root)
         if submission.problem:
-            cells = [words("error", message=submission.problem)] * len(steps)
+            cell_of_step = (
+                words("not_handed_in") if is_missing(submission) else words("error", message=submission.problem)
+            )
+            cells = [cell_of_step] * len(steps)
             earned = ""
         else:
             cells = [cell([r for r in submission.results if r.step == n], lang, outcome.root) for n in steps]
@@ -139,18 +143,24 @@ def prediction_cell(submission, lang="en"):
 
 def summary_line(submission, steps, lang="en", root=None):
     words = words_of("class", lang)
+    if is_missing(submission):
+        return f"{submission.name}: {submission.problem}"
     if submission.problem:
-        return f"{submission.name}: {words('error', message=submission.problem)}"
+        return f"{submission.name}: {words('error', message=submission.problem)}" + standing.note(submission, lang)
     by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
     passed = [n for n in steps if by_step[n] and all(r.status == CheckStatus.PASSED for r in by_step[n])]
     failing = next((n for n in steps if n not in passed), None)
     first = words("first", step=failing, cell=cell(by_step[failing], lang, root)) if failing else ""
-    return words(
-        "line",
-        name=submission.name,
-        passed=len(passed),
-        steps=len(steps),
-        first=first,
-        checks=len(submission.results),
-        checks_passed=sum(r.status == CheckStatus.PASSED for r in submission.results),
-    ) + words("line_credit", earned=credit_count(submission, steps), steps=len(steps))
+    return (
+        words(
+            "line",
+            name=submission.name,
+            passed=len(passed),
+            steps=len(steps),
+            first=first,
+            checks=len(submission.results),
+            checks_passed=sum(r.status == CheckStatus.PASSED for r in submission.results),
+        )
+        + words("line_credit", earned=credit_count(submission, steps), steps=len(steps))
+        + standing.note(submission, lang)
+    )

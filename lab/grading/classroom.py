@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.grading import regrade, similarity, unpack
+from lab.grading import git_checkout, regrade, similarity, unpack
 from lab.grading.check import mutant_verdicts
 from lab.grading.class_table import credit_count, time_cell
+from lab.grading.roster import join as join_roster
 from lab.grading.submission import check_one, find_submissions
 from lab.model.course import load_course
 from lab.model.defaults import TIME_LIMIT
@@ -39,6 +40,7 @@ class ClassRun:
     lab_problems: list = field(default_factory=list)
     similar: float = similarity.THRESHOLD  # a likeness from here on is flagged
     changes: list | None = None  # learners whose verdicts moved since the previous run (None: no previous run)
+    roster: dict | None = None  # roster.Learner by id, in the roster's order (None: the run has no roster)
 
     @property
     def exit_status(self):
@@ -59,6 +61,7 @@ def check_class(
     use_cache=True,
     on_done=None,
     similar=similarity.THRESHOLD,
+    roster=None,
 ):
     """Check every submission under root on every step; the kill matrix once for all.
 
@@ -66,13 +69,14 @@ def check_class(
     without it. The lab's own files are fingerprinted before and after: any change is a lab
     problem, and the run fails loudly. A submission whose files and lab are unchanged since it
     was last graded is not run again (lab/grading/regrade.py). on_done(submission, done, count)
-    is called as each learner is finished.
+    is called as each learner is finished. roster: {id: roster.Learner}, joined to the
+    submissions found (lab/grading/roster.py): a learner on it who handed in nothing is a row too.
     """
     started = time.monotonic()
     before = integrity.fingerprint()
     steps = tuple(step.number for step in load_course())
     workspace = unpack.workspace()  # zips handed in are unpacked here, and removed with it at the end
-    submissions = find_submissions(root, workspace.name)
+    submissions = join_roster(find_submissions(root, workspace.name), roster)
     every_mutant = load_mutants() if mutants else []
     jobs = jobs or os.cpu_count() or 1
     lab = regrade.lab_digest()
@@ -83,7 +87,7 @@ def check_class(
         try:
             if submission.impl is not None:
                 submission.digest = regrade.submission_digest(submission.impl)
-                submission.commit = regrade.commit_of(submission.impl)
+                submission.commit = git_checkout.commit_of(submission.impl)
                 # the folder's path too: messages name the learner's files where they lie, and two
                 # learners with the same files are two rows, each graded (and timed) on its own
                 where = (os.path.abspath(submission.source), unpack.shown(os.path.abspath(submission.impl)))
@@ -107,7 +111,7 @@ def check_class(
             pool.submit(grade, submission)
         verdicts, _ = matrix.result()
         similarity.of_class(submissions)
-    outcome = ClassRun(Path(root), submissions, verdicts, 0.0, similar=similar)
+    outcome = ClassRun(Path(root), submissions, verdicts, 0.0, similar=similar, roster=roster)
     changed = integrity.changes(before, integrity.fingerprint())
     if changed:
         outcome.lab_problems.append(say("class.lab_changed", lang, count=len(changed), paths=", ".join(changed[:5])))

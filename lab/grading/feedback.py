@@ -1,7 +1,9 @@
 """Feedback to hand back: one Markdown file per learner, in the class's language, with each
-step's credit and course verdict and, for each step without credit, the call, the result and the
-expectation of its first failing check. Nothing of the grading machine is shown: the class
-folder, the lab's folder, the sandbox's folders and memory addresses are taken out."""
+step's credit and course verdict, when it was handed in against its due date and each
+adjustment with the final points (lab/grading/standing.py), and, for each step without credit,
+the call, the result and the expectation of its first failing check. Nothing of the grading
+machine is shown: the class folder, the lab's folder, the sandbox's folders and memory
+addresses are taken out."""
 
 import html as markup
 import os
@@ -11,7 +13,7 @@ from dataclasses import replace
 
 from markdown_it import MarkdownIt
 
-from lab.grading import credit, unpack
+from lab.grading import credit, standing, unpack
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.results import CheckStatus, mapped
 from lab.sandbox.confinement import SCRATCH_INSIDE
@@ -61,10 +63,11 @@ def markdown(submission, root, cells, graded_at, lang="en"):
     course = load_course()
     steps = [step.number for step in course]
     lines = [f"# {words('fb_title', name=_md(submission.name))}", "", words("fb_graded", at=graded_at), ""]
+    term = standing.feedback_lines(submission, lang)  # handed in against the due date, adjustments
     if submission.problem:
-        return "\n".join([*lines, _md(clean(submission.problem, submission, root)), ""])
+        return "\n".join([*lines, _md(clean(submission.problem, submission, root)), "", *term])
     earned = sum(credit.earned(submission.credit.get(n, [])) for n in steps)
-    lines += [words("fb_credit", earned=earned, steps=len(steps)), "", words("fb_legend"), ""]
+    lines += [words("fb_credit", earned=earned, steps=len(steps)), "", *term, words("fb_legend"), ""]
     lines += [
         f"| {words('fb_col_step')} | {words('fb_col_function')} | {words('credit')} | {words('fb_col_course')} |",
         "|---|---|---|---|",

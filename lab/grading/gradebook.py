@@ -5,6 +5,14 @@ for reading is class.csv). UTF-8 with a byte-order mark by default, so that Exce
 Windows reads it as UTF-8; plain UTF-8 on request. Points: each credited step's `points` in
 course.toml (1 unless it says otherwise).
 
+The term, from the roster (lab/grading/roster.py) and the adjustments written by hand
+(lab/grading/adjustments.py): roster (on_roster, missing, not_on_roster; empty without a
+roster), the roster's name, the due date, when it was handed in and how that was found (commit:
+the HEAD commit's time; files: the newest step or prediction file's), late (yes, no; empty when
+either time is unknown) and by how many seconds; after the points, the adjustments' sum and the
+final points (the points plus the adjustments, never below 0: what canvas.csv and moodle.csv
+hold).
+
 Predictions, per step: its state (none, written, rejects_correct_code, not_judged, or not_run
 with MUTANTS=0), the step's mutants it caught of how many, whether it caught the change to
 review; then their totals. A prediction that rejects correct code catches none of its step's
@@ -16,7 +24,7 @@ import hashlib
 import unicodedata
 from datetime import datetime
 
-from lab.grading import credit, similarity
+from lab.grading import credit, similarity, standing
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import CheckStatus
@@ -71,8 +79,15 @@ def header(steps):
         "similarity_closest",
         "similarity_flag",
         "similarity_wrapped",
+        "roster",
+        "roster_name",
+        "due",
+        "handed_in",
+        "handed_in_by",
+        "late",
+        "late_seconds",
     ]
-    return [*columns, "points", "max_points"]
+    return [*columns, "points", "max_points", "adjustment", "final"]
 
 
 def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
@@ -103,11 +118,22 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
         if alike
         else ["", "", "", "", "", ""]
     )
-    weights = {step.number: step.points for step in load_course()}
-    points = (
-        sum(weights[n] for n in steps if credit.earned(submission.credit.get(n, []))) if not submission.problem else 0
-    )
-    return [*values, points, sum(weights[n] for n in steps)]
+    values += _term(standing.of(submission))
+    points, possible = standing.points(submission)
+    return [*values, points, possible, standing.number(standing.adjustment(submission)), standing.final(submission)]
+
+
+def _term(held):
+    late = held.late_seconds
+    return [
+        held.status,
+        held.name,
+        standing.moment(held.due),
+        standing.moment(held.handed_in),
+        held.handed_in_by,
+        "" if late is None else _yes(late > 0),
+        "" if late is None else max(late, 0),
+    ]
 
 
 def _predictions(submission, steps, every_mutant):

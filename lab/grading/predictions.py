@@ -47,7 +47,7 @@ def read_prediction(impl, step):
 def run_predictions(impl, steps, time_limit=TIME_LIMIT, use_cache=True, budget=None, deadline=None):
     """One Prediction per step of `steps`: written ones run against the reference and the step's
     mutants (all uncached steps in one child run), the others are "no prediction yet".
-    budget, deadline: the learner's budget in seconds, and the moment (time.monotonic) it ends:
+    budget, deadline: the learner's budget in seconds, and the moment it ends (lab/clock.py: Deadline):
     predictions count in it, and one it cuts short is not judged. use_cache: False runs every
     written prediction (FRESH=1, a class's --regrade-all), and keeps what it finds."""
     course = load_course()

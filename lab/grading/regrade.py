@@ -13,10 +13,6 @@ files.
 """
 
 import hashlib
-import os
-import re
-import stat
-from pathlib import Path
 
 from lab import cache
 from lab.grading import predictions
@@ -84,56 +80,3 @@ def keep(submission, cache_key):
             "problem": submission.problem,
         },
     )
-
-
-def commit_of(impl):
-    """The commit a git checkout's HEAD names, read from its files (never by running git, whose
-    configuration a learner writes); "" when the submission is no git checkout, or when what its
-    files say is no commit id. Every file is read as a learner's must be: a regular file, no link,
-    a few kilobytes at most, inside the checkout's own .git folder; so a FIFO, a link or a ref
-    naming a file of the grading machine gives "", and the column only ever shows a commit id."""
-    for folder in (Path(impl), Path(impl).parent):
-        git = folder / ".git"
-        if git.is_dir() and not git.is_symlink():
-            head = _small_file(git, "HEAD").strip()
-            if not head.startswith("ref: "):
-                return _commit_id(head)
-            ref = head[5:].strip()
-            if not REF.fullmatch(ref) or ".." in ref.split("/"):
-                return ""
-            loose = _small_file(git, ref).strip()
-            if loose:
-                return _commit_id(loose)
-            for line in _small_file(git, "packed-refs", limit=1 << 20).splitlines():
-                if line.endswith(" " + ref):
-                    return _commit_id(line.split(" ")[0])
-            return ""
-    return ""
-
-
-REF = re.compile(r"refs/[A-Za-z0-9._/-]{1,200}")
-COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def _commit_id(text):
-    return text if COMMIT_ID.fullmatch(text) else ""
-
-
-def _small_file(git, relative, limit=4096):
-    """The text of git/relative when every folder on the way and the file itself is no link and
-    the file is a regular one (opened without waiting, so a FIFO is refused, not waited for); ""
-    otherwise."""
-    place = git
-    try:
-        for part in relative.split("/")[:-1]:
-            place = place / part
-            if not stat.S_ISDIR(os.lstat(place).st_mode):
-                return ""
-        descriptor = os.open(place / relative.split("/")[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return ""
-    with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return ""
-        return handle.read(limit).decode("utf-8", "replace")
-    return ""

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab.clock import Deadline
 from lab.grading import credit, predictions, unpack
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE, read
@@ -36,6 +37,7 @@ class Submission:
     found: dict = field(default_factory=dict)  # not graded: each place looked at -> what it holds
     last_change: float = 0.0  # when its newest step or prediction file was changed (seconds since the epoch)
     likeness: object = None  # similarity.Likeness: how alike its step files are to the reference and the others
+    standing: object = None  # standing.Standing: on the roster or not, due and handed in, adjustments
 
 
 def find_submissions(root, workspace=None):
@@ -146,7 +148,7 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
     try:  # the budget counts from here: the first read of the files is part of it
         implementation = read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
-        deadline = began + budget if budget else None
+        deadline = Deadline(budget, began) if budget else None
         submission.results = run([target], time_limit, budget, deadline=deadline)
         # A step whose own checks all pass on the learner's code earns its credit as it is; only
         # the others run again with the reference standing in, in the same budget.

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from lab.process import Child
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
+READ_WAITS = 0.5  # seconds between two readings of the waits a child's clock left out
 HANG_GRACE = 5.0  # at most this many seconds past the time limit without an event before the parent kills a hung child
 EVENTS_LIMIT = 64 << 20  # bytes of events one child may send: more is a flood, and ends it
 STDERR_TAIL = 4000  # bytes of the child's stderr kept for a message
@@ -142,34 +143,60 @@ def child_environment() -> dict[str, str]:
 def _watch(child, reading, time_limit, deadline=None):
     """Read the child's events until it ends; kill its whole process group if one check outlives
     limit + grace, when the deadline passes or when it sends more than EVENTS_LIMIT bytes.
-    Returns (the bytes received, hung, out_of_time)."""
-    # Since the child's last event, on the clock of its checks (lab/clock.py): a check that the
-    # machine keeps waiting is given more time by the child, which then says so (an event).
+    Returns (the bytes received, hung, out_of_time). Both limits are read on the clock of the
+    child's checks (lab/clock.py); the waits it left out move the deadline later for the next child."""
+    # Since the child's last event: a check that the machine keeps waiting is given more time by
+    # the child, which then says so (an event).
     received, since_progress, closed = bytearray(), CheckClock(child.pid), False
+    in_budget = _BudgetWatch(child.pid, deadline)
     grace = min(HANG_GRACE, max(1.0, time_limit))
-    while child.poll() is None:
-        if closed:  # the child closed its end: only its exit is still to come, waited for as it comes
-            try:
-                child.wait(0.05)
-            except subprocess.TimeoutExpired:
-                pass
-        elif select.select([reading], [], [], 0.05)[0]:
-            chunk = os.read(reading, 1 << 16)
-            received += chunk
-            closed = not chunk
-            if chunk:
-                since_progress.restart()
-        # Until the first event, pytest is starting and collecting: slow on a busy machine.
-        hung = since_progress.left(time_limit + grace if received else max(time_limit + grace, STARTUP)) <= 0
-        flooded = len(received) > EVENTS_LIMIT
-        if hung or flooded or (deadline and time.monotonic() > deadline):
-            child.end()
-            return bytes(received[:EVENTS_LIMIT]), hung or flooded, not (hung or flooded)
+    try:
+        while child.poll() is None:
+            if closed:  # the child closed its end: only its exit is still to come, waited for as it comes
+                try:
+                    child.wait(0.05)
+                except subprocess.TimeoutExpired:
+                    pass
+            elif select.select([reading], [], [], 0.05)[0]:
+                chunk = os.read(reading, 1 << 16)
+                received += chunk
+                closed = not chunk
+                if chunk:
+                    since_progress.restart()
+            # Until the first event, pytest is starting and collecting: slow on a busy machine.
+            hung = since_progress.left(time_limit + grace if received else max(time_limit + grace, STARTUP)) <= 0
+            flooded = len(received) > EVENTS_LIMIT
+            if hung or flooded or in_budget.used_up():
+                child.end()
+                return bytes(received[:EVENTS_LIMIT]), hung or flooded, not (hung or flooded)
+    finally:
+        in_budget.settle()
     while not closed and len(received) <= EVENTS_LIMIT and select.select([reading], [], [], 0)[0]:
         chunk = os.read(reading, 1 << 16)  # what it sent just before it ended
         received += chunk
         closed = not chunk
     return bytes(received[:EVENTS_LIMIT]), False, False
+
+
+class _BudgetWatch:
+    """A child's part of a deadline (lab/clock.py: Deadline): the waits its clock left out are read
+    every READ_WAITS seconds (its threads take their times with them when it ends), and whenever
+    the deadline seems passed; at the end, they move the deadline later."""
+
+    def __init__(self, pid, deadline):
+        self.deadline, self.clock = deadline, CheckClock(pid) if deadline else None
+        self.waits, self.read_at = 0.0, time.monotonic()
+
+    def used_up(self):
+        if not self.deadline:
+            return False
+        if time.monotonic() - self.read_at >= READ_WAITS or self.deadline.left(self.waits) <= 0:
+            self.waits, self.read_at = self.clock.waits_left_out(), time.monotonic()
+        return self.deadline.left(self.waits) <= 0
+
+    def settle(self):
+        if self.deadline:
+            self.deadline.extend(self.waits)
 
 
 def _events(received):

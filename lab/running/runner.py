@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
+from lab.clock import Deadline
 from lab.model.checks import check_files, checks_of
 from lab.model.course import LAB_ROOT
 from lab.model.defaults import TIME_LIMIT
@@ -67,8 +67,8 @@ def run(
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run
-    when it is used up are reported as timed out, without running them. deadline: the moment
-    (time.monotonic) that budget ends, when it began before this run (the first read of the files).
+    when it is used up are reported as timed out, without running them. deadline: the moment that
+    budget ends (lab/clock.py: Deadline), when it began before this run (the first read of the files).
     arguments: what pytest collects instead of the checks (the learners' predictions, with their plugin).
     confined: the children run inside bubblewrap (by default, wherever it works).
     readable: when arguments name learner tests (predictions), the folders they are in.
@@ -78,7 +78,7 @@ def run(
     checking the same files: the learner's files are then probed once for all of them.
     """
     if deadline is None and budget:
-        deadline = time.monotonic() + budget
+        deadline = Deadline(budget)
     confined = confinement.available() if confined is None else confined
     kind = _Child(confined, _seen_by_child(targets, readable), child)
     # The checks' child starts now, while the learner's files are read and probed; or it started

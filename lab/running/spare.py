@@ -16,7 +16,6 @@ import os
 import select
 import shutil
 import threading
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -52,7 +51,7 @@ class Spare:
         """Hand the plan and pytest's arguments over and watch the child to its end; None when it
         had already ended, or did not get ready in time (the run then starts a child of its own).
         Used once."""
-        timeout = STARTUP if deadline is None else max(0.0, min(STARTUP, deadline - time.monotonic()))
+        timeout = STARTUP if deadline is None else max(0.0, min(STARTUP, deadline.left()))
         if not self.wait_until_ready(timeout):
             self.end()
             return None

@@ -1,8 +1,9 @@
 """Whether claim_many's claims run at the same time, counted where the learner's code cannot reach.
 
-Each claim announces itself (``enter``) and then waits, up to `patience` seconds, until some claim
-other than itself is running: claims in a pool of two or more threads meet at once; claims made
-one after the other never do, and each of them is counted as having run alone. When the claim
+Each claim announces itself (``enter``) and then waits, up to `patience` seconds of the check's
+clock (lab/clock.py), until some claim other than itself is running: claims in a pool of two or
+more threads meet at once; claims made one after the other never do, and each of them is counted
+as having run alone. When the claim
 ends (``leave``) its owner, now, ttl and answer are recorded.
 
 For the lab's own code the stand-in for ``claim`` calls the meeting directly (local.py); for a
@@ -21,6 +22,7 @@ import socket
 import tempfile
 import threading
 
+from lab import clock
 from lab.sandbox.values import decoded
 
 MAX_LINE = 1 << 16  # bytes of what one claim says on its connection
@@ -45,7 +47,7 @@ class Meeting:
             # Once one claim waited in vain, the next are counted with a short wait: one after
             # the other, forty claims would otherwise outlast the time limit.
             patience = self.patience if not self.alone else self.patience / 10
-            if not self.change.wait_for(lambda: self.peak >= 2, timeout=patience):
+            if not clock.wait_for(self.change, lambda: self.peak >= 2, patience):
                 self.alone += 1
 
     def leave(self, owner: object, now: object, ttl: object, answer: object) -> None:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
+from lab import clock
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
 from lab.model.results import Words
 from lab.model.targets import stop_if_blocked
@@ -156,8 +157,10 @@ class Started:
     def paused(self, timeout: float) -> bool:
         """True once the call is held, False once it ended without reaching the statement."""
         with self._racer.arrived:
-            self._racer.arrived.wait_for(
-                lambda: self._held or self._ident in self._racer.replies or self._racer.lost, timeout
+            clock.wait_for(
+                self._racer.arrived,
+                lambda: self._held or self._ident in self._racer.replies or self._racer.lost,
+                timeout,
             )
             return self._held
 

@@ -1,0 +1,123 @@
+"""The roster (`--roster FILE`, `make check-class ROSTER=`): who is in the class and when each is
+due, joined to the submissions found in the class folder.
+
+The file is CSV (lab/grading/instructor_csv.py reads it), with the columns id, name and due:
+
+    id,name,due
+    ada,Ada Lovelace,2026-12-06
+    ben,Ben Ito,2026-12-06 18:00
+    cho,Cho Sato,2026-12-08T09:00+09:00
+    dan,Dan Mori,2026-12-08 09:00 Asia/Tokyo
+
+id is what the learner's entry in the class folder is named (a folder, or a zip without its
+.zip), as the class table names them (so it names no hidden folder and holds no "/"); the exports give it to Canvas and Moodle to find the
+learner (lab/grading/lms_exports.py). due is a date (due by the end of that day), a date and a
+time, either with a UTC offset or a time zone's name; without one it is the grading machine's
+local time (TZ=); empty, the learner has no due date.
+
+The join: a learner on the roster whose entry is not there gets a row of their own, not handed
+in, with no credit; an entry the roster does not name is graded all the same and marked not on
+the roster; each entry's hand-in time is its HEAD commit's time when it is a git checkout whose
+commit can be read, else the time its newest step or prediction file was changed.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, time
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from lab.grading import git_checkout, standing
+from lab.grading.instructor_csv import FileProblem, rows
+from lab.grading.submission import Submission
+from lab.text import inert
+
+COLUMNS = ("id", "name", "due")
+DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+# A zone's name after the time: "Asia/Tokyo", "UTC"; an offset is ISO 8601's own (+09:00, Z).
+NAMED_ZONE = re.compile(r"(?P<moment>.+?)\s+(?P<zone>[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*)")
+
+
+@dataclass(frozen=True)
+class Learner:
+    id: str
+    name: str
+    due: datetime | None  # aware
+    line: int  # where the roster names them
+
+
+def load(path):
+    """{id: Learner} in the roster's order; FileProblem for the first thing wrong in it."""
+    found = {}
+    for line, cells in rows(path, COLUMNS):
+        if not cells["id"]:
+            raise FileProblem(path, line, "class.roster_no_id")
+        if inert.file_name(cells["id"]) != cells["id"] or cells["id"].startswith("."):
+            raise FileProblem(path, line, "class.roster_bad_id", id=inert.visible(cells["id"]))
+        if cells["id"] in found:
+            raise FileProblem(path, line, "class.roster_twice", id=cells["id"], first=found[cells["id"]].line)
+        found[cells["id"]] = Learner(cells["id"], cells["name"], due_date(path, line, cells["due"]), line)
+    return found
+
+
+def due_date(path, line, text):
+    """The moment a due date names, aware: a date alone is the last second of that day."""
+    if not text:
+        return None
+    moment, zone = text, None
+    named = NAMED_ZONE.fullmatch(text)
+    if named:
+        moment = named["moment"]
+        try:
+            zone = ZoneInfo(named["zone"])
+        except (ZoneInfoNotFoundError, ValueError):
+            raise FileProblem(path, line, "class.roster_zone", zone=named["zone"]) from None
+    try:
+        when = datetime.fromisoformat(moment)
+    except ValueError:
+        raise FileProblem(path, line, "class.roster_due", due=text) from None
+    if DATE_ONLY.fullmatch(moment):
+        when = datetime.combine(when.date(), time(23, 59, 59))
+    if zone is not None and when.tzinfo is not None:
+        raise FileProblem(path, line, "class.roster_due", due=text)
+    if zone is not None:
+        return when.replace(tzinfo=zone)
+    return when if when.tzinfo is not None else when.astimezone()  # the machine's local time
+
+
+def join(submissions, roster):
+    """Every submission with its Standing, and a row for each roster learner not handed in;
+    roster None: every submission's hand-in time, no roster."""
+    for submission in submissions:
+        submission.standing = standing.Standing()
+        if submission.impl is not None:
+            _handed_in(submission)
+    if roster is None:
+        return submissions
+    found = {unicodedata.normalize("NFC", s.name): s for s in submissions}
+    for submission in submissions:
+        learner = roster.get(unicodedata.normalize("NFC", submission.name))
+        if learner is None:
+            submission.standing.status = standing.NOT_ON_ROSTER
+        else:
+            submission.standing.status, submission.standing.name = standing.ON_ROSTER, learner.name
+            submission.standing.due = learner.due
+    missing = []
+    for learner in roster.values():
+        if learner.id not in found:
+            row = Submission(learner.id, None, problem="class.roster_missing")
+            row.standing = standing.Standing(standing.MISSING, learner.name, learner.due)
+            missing.append(row)
+    return [*submissions, *missing]
+
+
+def is_missing(submission):
+    return submission.standing is not None and submission.standing.status == standing.MISSING
+
+
+def _handed_in(submission):
+    committed = git_checkout.commit_time(submission.impl)
+    if committed is not None:
+        submission.standing.handed_in, submission.standing.handed_in_by = committed, standing.BY_COMMIT
+    elif submission.last_change:
+        submission.standing.handed_in, submission.standing.handed_in_by = submission.last_change, standing.BY_FILES
