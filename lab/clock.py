@@ -24,6 +24,14 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")  # what a wait's predicate answers
 
 MIN_PACE = 0.1  # the slowest a CheckClock runs, as a share of the wall clock
 _this_process: CheckClock | None = None
@@ -57,7 +65,7 @@ class CheckClock:
         active = (ran + waited) / wall if wall > 0 else 0.0  # threads active at once, on average
         return max(wall - waited / max(1.0, active), wall * MIN_PACE)
 
-    def waits_left_out(self):
+    def waits_left_out(self) -> float:
         """Seconds since the clock started that it does not show: the wall clock's less its own."""
         return time.monotonic() - self.began - self.seconds()
 
@@ -82,14 +90,14 @@ class Deadline:
     `began`, moved later by the time each child process running them was kept waiting for a CPU
     (lab/running/child_process.py, by the child's CheckClock)."""
 
-    def __init__(self, seconds, began=None):
+    def __init__(self, seconds: float, began: float | None = None) -> None:
         self.at = (time.monotonic() if began is None else began) + seconds
 
-    def left(self, waits_left_out=0.0):
+    def left(self, waits_left_out: float = 0.0) -> float:
         """Seconds of the budget still to run, once `waits_left_out` more seconds are left out."""
         return self.at + waits_left_out - time.monotonic()
 
-    def extend(self, seconds):
+    def extend(self, seconds: float) -> None:
         self.at += seconds
 
 
@@ -102,7 +110,7 @@ def this_process() -> CheckClock:
     return _this_process
 
 
-def wait_for(condition, predicate, seconds):
+def wait_for(condition: threading.Condition, predicate: Callable[[], T], seconds: float) -> T:
     """condition.wait_for(predicate, seconds) (the caller holds the condition), the seconds
     counted on this process's clock: a wait that decides a verdict is not cut short by a busy CPU."""
     began, clock = time.monotonic(), this_process()
