@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import IO, Any
 
+    from lab.clock import Deadline
     from lab.process import Child
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
@@ -64,7 +65,7 @@ def scratch_folder(workdir: Path, confined: bool) -> str:
     return str(scratch)
 
 
-def run_child(command: Sequence[str], workdir: Path, time_limit: float, deadline: float | None) -> ChildOutcome:
+def run_child(command: Sequence[str], workdir: Path, time_limit: float, deadline: Deadline | None) -> ChildOutcome:
     """Run one child until it ends, or kill it when one check runs far past the time limit.
 
     command: the child's command line with "{events}" standing for the events pipe's descriptor."""
@@ -117,7 +118,7 @@ def start_child(command: Sequence[str], workdir: Path, handover: bool = False) -
     return StartedChild(process, reading, stderr)
 
 
-def watch_child(started: StartedChild, time_limit: float, deadline: float | None) -> ChildOutcome:
+def watch_child(started: StartedChild, time_limit: float, deadline: Deadline | None) -> ChildOutcome:
     """Watch a started child until it ends (or kill it), and read what it sent."""
     child, stderr = started.process, started.stderr
     with stderr:

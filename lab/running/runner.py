@@ -59,7 +59,7 @@ def run(
     budget: float | None = None,
     arguments: Sequence[str] | None = None,
     confined: bool | None = None,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     readable: Iterable[str | os.PathLike[str]] = (),
     child: str = CHECKS_CHILD,
     probe: SharedProbe | None = None,
