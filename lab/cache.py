@@ -12,19 +12,35 @@ value refused. A verdict kept is served again until its inputs change: one that 
 must be looked for again, whoever asks.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import os
 import re
 import tempfile
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Protocol
+
+    class Kept(Protocol):
+        """What the store keeps besides JSON: a check's Result, a Prediction (lab/model/results.py)."""
+
+        @property
+        def complete(self) -> bool: ...
+
+        def as_json(self) -> dict[str, object]: ...
+
 
 ROOT = LAB_ROOT / "build" / "cache"
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-def get(namespace, key, default=None):
+def get(namespace: str, key: str, default: Any = None) -> Any:
     """The value stored under namespace/key, or default when there is none or it cannot be read."""
     path = _path(namespace, key)
     try:
@@ -33,7 +49,7 @@ def get(namespace, key, default=None):
         return default
 
 
-def set(namespace, key, value):  # noqa: A001 - the name pytest's Cache gives it
+def set(namespace: str, key: str, value: object) -> bool:  # noqa: A001 - the name pytest's Cache gives it
     """Store a value (JSON, in which results may stand as they are); False when it was refused,
     for it holds an incomplete result. Written to a temporary file first and renamed into place,
     so that two runs at once never read half a value. A read-only checkout keeps nothing: the
@@ -62,8 +78,9 @@ class Incomplete(Exception):
     """A value held a result whose run ended without its verdict."""
 
 
-def _stored(result):
-    """A result as JSON, or Incomplete: json.dumps asks for each object it cannot write itself."""
+def _stored(result: Kept) -> dict[str, object]:
+    """A result as JSON, or Incomplete: json.dumps asks for each object it cannot write itself
+    (anything else is refused here)."""
     if not hasattr(result, "complete"):
         raise TypeError(f"the cache store keeps JSON and results, not {type(result).__name__}")
     if not result.complete:
@@ -71,7 +88,7 @@ def _stored(result):
     return result.as_json()
 
 
-def key(*parts):
+def key(*parts: str) -> str:
     """A digest of the parts (strings) in their order: the key of a value that depends on them."""
     hashed = hashlib.sha256()
     for part in parts:
@@ -79,7 +96,7 @@ def key(*parts):
     return hashed.hexdigest()[:32]
 
 
-def _path(namespace, key):
+def _path(namespace: str, key: str) -> Path:
     if not (NAME.match(namespace) and NAME.match(key)):
         raise ValueError(f"not a cache namespace and key: {namespace!r}, {key!r}")
     return ROOT / namespace / f"{key}.json"

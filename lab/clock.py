@@ -20,30 +20,44 @@ A loop that never ends still runs out of time: on a quiet machine it waits for n
 /proc (not Linux), a CheckClock is the wall clock.
 """
 
+from __future__ import annotations
+
 import os
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")  # what a wait's predicate answers
 
 MIN_PACE = 0.1  # the slowest a CheckClock runs, as a share of the wall clock
-_this_process = None
+_this_process: CheckClock | None = None
+# {(pid, thread id): (seconds run, seconds waited)}, as thread_times() reads them
+ThreadTimes = dict[tuple[int, str], tuple[float, float]]
 
 
 class CheckClock:
-    def __init__(self, root=None):
+    def __init__(self, root: int | None = None) -> None:
         """root: the process whose threads, and those of every process it started, are watched
         (this process, when None)."""
         self.root = os.getpid() if root is None else root
         self.restart()
 
-    def restart(self):
-        self.began, self.before, self.ended = time.monotonic(), thread_times(self.root), (0.0, 0.0)
+    def restart(self) -> None:
+        self.began, self.before = time.monotonic(), thread_times(self.root)
+        self.ended: tuple[float, float] = (0.0, 0.0)
 
-    def ending(self, pid):
+    def ending(self, pid: int) -> None:
         """Process `pid` (of the watched ones) is about to be ended: what its threads, and those of
         the processes it started, ran and waited since the clock started is kept, which would
         otherwise leave with them."""
-        self.ended = tuple(a + b for a, b in zip(self.ended, self._since_start(thread_times(pid))))
+        ran, waited = self._since_start(thread_times(pid))
+        self.ended = (self.ended[0] + ran, self.ended[1] + waited)
 
-    def seconds(self, since=None):
+    def seconds(self, since: float | None = None) -> float:
         """Seconds since `since` (a time.monotonic(); the clock's own start when None), less the
         time the watched threads waited for a CPU since the clock started."""
         wall = time.monotonic() - (self.began if since is None else since)
@@ -51,17 +65,17 @@ class CheckClock:
         active = (ran + waited) / wall if wall > 0 else 0.0  # threads active at once, on average
         return max(wall - waited / max(1.0, active), wall * MIN_PACE)
 
-    def waits_left_out(self):
+    def waits_left_out(self) -> float:
         """Seconds since the clock started that it does not show: the wall clock's less its own."""
         return time.monotonic() - self.began - self.seconds()
 
-    def left(self, limit, since=None):
+    def left(self, limit: float, since: float | None = None) -> float:
         """Seconds of `limit` still to run, as the wall clock will show them at the soonest (while
         the wall clock is within the limit, no reading of /proc is needed)."""
         wall_left = limit - (time.monotonic() - (self.began if since is None else since))
         return wall_left if wall_left > 0 else limit - self.seconds(since)
 
-    def _since_start(self, threads):
+    def _since_start(self, threads: ThreadTimes) -> tuple[float, float]:
         """(seconds run, seconds waited) by `threads` since the clock started. Each thread is
         counted by itself: one that ended since takes its times away, never below the others'."""
         ran = waited = 0.0
@@ -76,18 +90,18 @@ class Deadline:
     `began`, moved later by the time each child process running them was kept waiting for a CPU
     (lab/running/child_process.py, by the child's CheckClock)."""
 
-    def __init__(self, seconds, began=None):
+    def __init__(self, seconds: float, began: float | None = None) -> None:
         self.at = (time.monotonic() if began is None else began) + seconds
 
-    def left(self, waits_left_out=0.0):
+    def left(self, waits_left_out: float = 0.0) -> float:
         """Seconds of the budget still to run, once `waits_left_out` more seconds are left out."""
         return self.at + waits_left_out - time.monotonic()
 
-    def extend(self, seconds):
+    def extend(self, seconds: float) -> None:
         self.at += seconds
 
 
-def this_process():
+def this_process() -> CheckClock:
     """The clock of this process and the processes it started: restarted by a run's recorder at
     the start of each check (lab/running/recorder.py), read by every wait for a learner process."""
     global _this_process
@@ -96,7 +110,7 @@ def this_process():
     return _this_process
 
 
-def wait_for(condition, predicate, seconds):
+def wait_for(condition: threading.Condition, predicate: Callable[[], T], seconds: float) -> T:
     """condition.wait_for(predicate, seconds) (the caller holds the condition), the seconds
     counted on this process's clock: a wait that decides a verdict is not cut short by a busy CPU."""
     began, clock = time.monotonic(), this_process()
@@ -108,11 +122,12 @@ def wait_for(condition, predicate, seconds):
     return found
 
 
-def thread_times(root):
+def thread_times(root: int) -> ThreadTimes:
     """{(pid, thread id): (seconds run, seconds stood ready for a CPU)} of the threads of process
     `root` and of every process it started that still runs, as the kernel counted them; {} where
     /proc cannot be read."""
-    found, todo = {}, [root]
+    found: ThreadTimes = {}
+    todo = [root]
     while todo:
         pid = todo.pop()
         try:

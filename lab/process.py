@@ -24,6 +24,8 @@ reply), lab/learner/watch.py (an interrupted check), lab/mutation/stage.py (mutm
 lab/field/fleet.py (the stress run's workers).
 """
 
+from __future__ import annotations
+
 import itertools
 import os
 import resource
@@ -32,6 +34,15 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    Popen = subprocess.Popen[Any]  # of bytes or of text, as spawn's popen arguments choose
+else:
+    Popen = subprocess.Popen
 
 
 @dataclass(frozen=True)
@@ -45,14 +56,14 @@ class Limits:
     group: bool = True  # a pids cgroup of `processes`, where the lab runs as root
     tree_memory: int | None = None  # bytes of memory the child and all it starts hold together (a memory cgroup)
 
-    def rlimits(self):
+    def rlimits(self) -> dict[str, int]:
         """The hard limits by the names of the resource module, in the order they are set."""
         found = {"RLIMIT_AS": self.memory, "RLIMIT_FSIZE": self.file_size}
         if self.per_user:
             found["RLIMIT_NPROC"] = self.processes
         return {**found, "RLIMIT_NOFILE": self.open_files, "RLIMIT_CPU": int(self.cpu_seconds), "RLIMIT_CORE": 0}
 
-    def apply(self):
+    def apply(self) -> None:
         """Set the hard limits on this process (a child's, before its command runs)."""
         for name, value in self.rlimits().items():
             resource.setrlimit(getattr(resource, name), (value, value))
@@ -66,15 +77,16 @@ TESTS = Limits(memory=4 << 30, group=False)  # a prediction child: pytest and Hy
 CHECKS = Limits(memory=4 << 30, processes=1024, per_user=False, tree_memory=2 << 30)
 
 
-class Child(subprocess.Popen):
+class Child(Popen):
     """A started child: a Popen, with the cgroups it was put in."""
 
-    groups = ()
+    groups: Sequence[Path] = ()
     session = True  # it leads a session, and so a process group, of its own
 
-    def end(self):
+    def end(self) -> None:
         """End the child and everything it started; then remove its group."""
         if self.returncode is None:  # never signal a group whose leader was reaped
+            ends: tuple[Callable[[], None], ...]
             ends = (lambda: os.killpg(self.pid, signal.SIGKILL), self.kill) if self.session else (self.kill,)
             for end in ends:
                 try:
@@ -87,7 +99,9 @@ class Child(subprocess.Popen):
         self.groups = ()
 
 
-def spawn(command, limits=None, self_limited=False, session=True, **popen):
+def spawn(
+    command: Sequence[str], limits: Limits | None = None, self_limited: bool = False, session: bool = True, **popen: Any
+) -> Child:
     """Start command as a child in a session of its own, bounded by limits (None: unbounded, the
     lab's own tools and commands). self_limited: the command sets limits.rlimits() on itself,
     given on its command line (the learner server: inside its sandbox, before any learner code
@@ -97,7 +111,7 @@ def spawn(command, limits=None, self_limited=False, session=True, **popen):
     groups = _groups(limits) if limits else []
     set_here = None if limits is None or self_limited else limits  # the limits preexec sets
 
-    def preexec():
+    def preexec() -> None:
         for group in groups:
             _join(group)
         if set_here:
@@ -118,10 +132,10 @@ MEMORY_HIERARCHY = Path("/sys/fs/cgroup/memory")
 _names = itertools.count()
 
 
-def _groups(limits):
+def _groups(limits: Limits) -> list[Path]:
     """The cgroups a child with these limits joins: its pids group and its memory group, each
     where it can be made."""
-    wanted = []
+    wanted: list[tuple[Path, dict[str, int]]] = []
     if limits.group:
         wanted.append((PIDS_HIERARCHY, {"pids.max": limits.processes}))
     if limits.tree_memory:  # memory and swap together, where the kernel counts swap (memsw)
@@ -131,7 +145,7 @@ def _groups(limits):
     return [group for group in made if group]
 
 
-def _group(hierarchy, settings):
+def _group(hierarchy: Path, settings: dict[str, int]) -> Path | None:
     """A new cgroup in hierarchy with settings (name -> value, in order; a name the kernel does not
     offer is skipped), or None."""
     if not _can_make_groups(hierarchy):
@@ -148,29 +162,29 @@ def _group(hierarchy, settings):
     return group
 
 
-def _can_make_groups(hierarchy):
+def _can_make_groups(hierarchy: Path) -> bool:
     return os.geteuid() == 0 and os.access(hierarchy / "cgroup.procs", os.W_OK)
 
 
-def tree_memory_bounded():
+def tree_memory_bounded() -> bool:
     """True when a child's tree_memory is enforced here (a memory cgroup can be made)."""
     return _can_make_groups(MEMORY_HIERARCHY)
 
 
-def _join(group):
+def _join(group: Path) -> None:
     """In the new process, before its command starts: join the group (its children follow)."""
     with open(group / "cgroup.procs", "w") as procs:
         procs.write(str(os.getpid()))
 
 
-def remove_groups_of(pid):
+def remove_groups_of(pid: int) -> None:
     """Remove the cgroups a process made and could not remove itself (it was killed)."""
     for hierarchy in (PIDS_HIERARCHY, MEMORY_HIERARCHY):
         for group in hierarchy.glob(f"lease-lab-{pid}-*") if hierarchy.is_dir() else ():
             remove_group(group)
 
 
-def remove_group(group):
+def remove_group(group: Path) -> None:
     """Remove a cgroup once everything in it has ended."""
     for _ in range(50):
         try:

@@ -5,15 +5,21 @@ Every verb of lab/commands/ gets the same Settings and passes its values down un
 language, the time limit, the budget and the implementation are each decided in one place.
 """
 
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT
 from lab.model.defaults import TIME_LIMIT
 from lab.model.implementation import UsageError
 from lab.text.language import chosen, guessed
 from lab.text.messages import say
+
+if TYPE_CHECKING:
+    import argparse
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,7 @@ class Settings:
     out: Path | None = None  # where the verb writes, for the verbs that write
 
     @classmethod
-    def of(cls, arguments, root=LAB_ROOT):
+    def of(cls, arguments: argparse.Namespace, root: Path = LAB_ROOT) -> Settings:
         """The Settings of a parsed command line: a verb's missing option takes its default."""
         typed = getattr(arguments, "lang", None)
         lang = typed or chosen(root)
@@ -46,7 +52,7 @@ class Settings:
         )
 
 
-def resolve_impl(text, lang="en"):
+def resolve_impl(text: str, lang: str = "en") -> Path:
     """IMPL as typed: relative to the current folder, else to the lab ('steps', 'solutions' work
     from anywhere); UsageError when neither exists."""
     path = Path(text)

@@ -2,13 +2,14 @@
 
 import ast
 import re
+from dataclasses import replace
 
 import pytest
 
 from lab.dev import readme
 from lab.model.course import LAB_ROOT, load_course, step_of_clause
-from lab.model.implementation import STEP_FILE
-from lab.model.mutants import apply, load_mutants
+from lab.model.implementation import STEP_FILE, Implementation, read
+from lab.model.mutants import SOLUTIONS_DIR, MutantError, apply, load_mutants
 from lab.model.pristine import stub_text
 from lab.text.language import LANGUAGES
 from lab.text.messages import say
@@ -98,6 +99,14 @@ def test_every_mutant_applies_once_and_names_its_clause_checks_and_reasons(mutan
     assert all(mutant.why[lang].strip() for lang in LANGUAGES)
     checks_of_step = _check_names(mutant.step)
     assert set(mutant.caught_by) <= checks_of_step, set(mutant.caught_by) - checks_of_step
+
+
+def test_a_mutant_of_a_reference_file_that_is_missing_does_not_apply():
+    """The lab is broken, and says so (MutantError: exit status 3), never with a traceback."""
+    mutant, reference = MUTANTS[0], read(SOLUTIONS_DIR, label="solutions")
+    files = tuple(replace(f, text=None) if mutant.edits_step in f.steps else f for f in reference.files)
+    with pytest.raises(MutantError, match="occurs 0 times"):
+        apply(mutant, Implementation("solutions", files))
 
 
 def _check_names(step_number):

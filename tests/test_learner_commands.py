@@ -150,6 +150,17 @@ def test_hint_all_lists_every_question_and_remembers_nothing(checkout, capsys):
     assert not (checkout / ".lab" / "hints.json").exists()
 
 
+def test_hint_reads_a_remembered_file_that_holds_json_but_no_object_as_nothing_seen(checkout, capsys):
+    (checkout / ".lab").mkdir()
+    (checkout / ".lab" / "hints.json").write_text("[]", encoding="utf-8")
+    status, out, err = lab(checkout, "hint", "4", capsys=capsys)
+    clause, count, index, question = _questions(STEP4, "en")[0]
+    assert status == 0 and question in out, out + err
+    assert out.splitlines()[0] == say(
+        "hint", "en", n=4, title=STEP4.title["en"], clause=clause, index=index, count=count
+    )
+
+
 @pytest.mark.parametrize("argv", [["hint"], ["hint", str(len(COURSE) + 1)], ["reset", "x"], ["watch", "0"]])
 def test_a_mistyped_step_is_one_line_and_status_2(checkout, capsys, argv):
     status, out, err = lab(checkout, *argv, capsys=capsys)

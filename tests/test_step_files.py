@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from lab.model.course import LAB_ROOT, load_course
-from lab.model.implementation import MAX_FILE, read
+from lab.model.implementation import MAX_FILE, assemble, placed_files, read
 from lab.model.mutants import SOLUTIONS_DIR
 
 FIRST = load_course()[0].dir
@@ -58,3 +58,19 @@ def test_a_fifo_and_a_huge_file_are_refused_without_reading_them(tmp_path):
     huge.write_bytes(b"#" * (MAX_FILE + 1))
     files = read(folder).files
     assert [(f.text, f.refused) for f in files[:2]] == [(None, "refused_not_file"), (None, "refused_too_big")]
+
+
+def test_a_one_file_implementation_that_is_a_link_is_refused_and_assembles_as_a_comment(tmp_path):
+    (tmp_path / "lease.py").symlink_to(SOLUTIONS_DIR / FIRST / "step.py")
+    implementation = read(tmp_path / "lease.py")
+    assert [(f.text, f.refused) for f in implementation.files] == [(None, "refused_link")]
+    assert (assemble(implementation), placed_files(implementation)) == ("# lease.py is missing\n", [])
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "check", "1", "--impl", str(tmp_path / "lease.py"), "--no-mutants"],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "symbolic link" in done.stdout, done.stderr

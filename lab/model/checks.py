@@ -7,12 +7,18 @@ module's own calls, to key each check's cached results on the text it can reach;
 tests/test_reach.py compares them with the functions the checks actually call.
 """
 
+from __future__ import annotations
+
 import ast
 import functools
 import re
 import tomllib
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT, load_course
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CHECKS_DIR = LAB_ROOT / "checks"
 CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
@@ -26,13 +32,13 @@ UNLISTED_SLOW, UNLISTED = 0.15, 0.001
 SETUP = 0.002
 
 
-def check_files(step):
+def check_files(step: int) -> list[Path]:
     """The check files of a step, by the course's naming: test_<step number>_<anything>.py."""
     return sorted(p for p in CHECKS_DIR.glob("test_*.py") if (m := CHECK_FILE.match(p.name)) and int(m[1]) == step)
 
 
 @functools.cache
-def checks_of(step):
+def checks_of(step: int) -> dict[str, frozenset[str]]:
     """{check name: the course functions it names}, for every check of the step's check files, in
     the files' order (the order pytest collects them in).
 
@@ -44,9 +50,11 @@ def checks_of(step):
     (sequences.model_check) calls every function of the steps up to its own.
     """
     course = {s.function for s in load_course()}
-    found = {}
+    found: dict[str, frozenset[str]] = {}
     for path in check_files(step):
-        helpers, shared, checks = {}, set(), {}
+        helpers: dict[str, ast.stmt] = {}
+        shared: set[str] = set()
+        checks: dict[str, ast.stmt] = {}
         for node in _statements(path):
             name = _bound_name(node)
             if name and name.startswith("test"):
@@ -64,13 +72,13 @@ def checks_of(step):
 
 
 @functools.cache
-def _statements(path):
+def _statements(path: Path) -> tuple[ast.stmt, ...]:
     """The top-level statements of a check file, parsed once however many questions are asked of it."""
     return tuple(ast.parse(path.read_text(encoding="utf-8")).body)
 
 
 @functools.cache
-def race_checks(step):
+def race_checks(step: int) -> frozenset[str]:
     """The checks of the step whose point is a race or timing: those marked ``@pytest.mark.race``
     (registered in checks/pytest.ini, the one place that says which they are)."""
     return frozenset(
@@ -81,13 +89,13 @@ def race_checks(step):
     )
 
 
-def _marks_a_race(decorator):
+def _marks_a_race(decorator: ast.expr) -> bool:
     """``@pytest.mark.race``, or ``@mark.race`` after ``from pytest import mark``."""
-    return isinstance(decorator, ast.Attribute) and decorator.attr == RACE_MARK and names_in(decorator.value) & {"mark"}
+    return isinstance(decorator, ast.Attribute) and decorator.attr == RACE_MARK and "mark" in names_in(decorator.value)
 
 
 @functools.cache
-def slow_checks(step):
+def slow_checks(step: int) -> frozenset[str]:
     """The checks of the step that take tenths of a second where the others take hundredths: a
     race (lab.model.checks.race_checks) or a check whose examples Hypothesis draws (a generated
     ``model_check``, or a check decorated ``@given``). lab/grading/kill_matrix.py deals them out
@@ -97,12 +105,12 @@ def slow_checks(step):
         for node in _statements(path):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(map(_is_given, node.decorator_list)):
                 slow.add(node.name)
-            elif isinstance(node, ast.Assign) and _bound_name(node) and MODEL_CHECK in names_in(node.value):
-                slow.add(_bound_name(node))
+            elif isinstance(node, ast.Assign) and (name := _bound_name(node)) and MODEL_CHECK in names_in(node.value):
+                slow.add(name)
     return frozenset(slow)
 
 
-def _is_given(decorator):
+def _is_given(decorator: ast.expr) -> bool:
     """``@given(...)``, or ``@hypothesis.given(...)``."""
     called = decorator.func if isinstance(decorator, ast.Call) else decorator
     return (isinstance(called, ast.Name) and called.id == "given") or (
@@ -111,7 +119,7 @@ def _is_given(decorator):
 
 
 @functools.cache
-def durations():
+def durations() -> dict[tuple[int, str], float]:
     """{(step, check name): seconds} as checks/durations.toml lists them: measured once against the
     reference (`python -m lab dev durations`) and kept, so that they weigh the checks the same
     way on every run and machine. Where the table is missing, every check is unlisted."""
@@ -122,7 +130,7 @@ def durations():
     return {(int(step), name): seconds for step, checks in table.items() for name, seconds in checks.items()}
 
 
-def weight(step, check):
+def weight(step: int, check: str) -> float:
     """About how many seconds the check takes: what the table lists, else a typical one of its
     kind, and its setup."""
     listed = durations().get((step, check))
@@ -132,12 +140,12 @@ def weight(step, check):
 
 
 @functools.cache
-def named_by_checks(step):
+def named_by_checks(step: int) -> frozenset[str]:
     """The course functions named by any check of the step."""
     return frozenset().union(*checks_of(step).values())
 
 
-def _bound_name(node):
+def _bound_name(node: ast.stmt) -> str | None:
     """The name a top-level statement defines: a def or class, or the one target of an assignment."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return node.name
@@ -146,7 +154,7 @@ def _bound_name(node):
     return None
 
 
-def _closure(named, helpers):
+def _closure(named: set[str], helpers: dict[str, ast.stmt]) -> set[str]:
     """The names used by code naming `named`, through the helpers (name -> node) it uses."""
     todo, seen = [n for n in named if n in helpers], set()
     named = set(named)
@@ -160,9 +168,9 @@ def _closure(named, helpers):
     return named
 
 
-def names_in(tree):
+def names_in(tree: ast.AST) -> set[str]:
     """Every identifier-like word the code uses: names, attributes, string constants."""
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             found.add(node.id)

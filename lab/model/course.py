@@ -1,13 +1,20 @@
 """The course as course.toml lists it: steps in order, their titles, contract clauses and each
 clause's hints, and the closing questions with their model answers."""
 
+from __future__ import annotations
+
 import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.text.messages import say
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from typing import Any
 
 LAB_ROOT = Path(__file__).resolve().parent.parent.parent
 FORMAT_VERSION = 2  # the course.toml format this lab reads (2: hints per clause)
@@ -28,7 +35,7 @@ class CourseFormatError(Exception):
 PARTS = ("checks", "solutions", "mutants")
 
 
-def missing_parts(root=LAB_ROOT):
+def missing_parts(root: Path = LAB_ROOT) -> list[str]:
     """The lab's own folders that are not there (a folder each, in PARTS' order)."""
     return [part for part in PARTS if not (root / part).is_dir()]
 
@@ -38,19 +45,20 @@ class Step:
     number: int
     dir: str
     function: str
-    title: dict
-    hints: dict  # clause id -> language -> its questions, more specific each, in the contract's order
-    parameters: tuple = ()  # the function's signature: its parameters' names, in order
+    title: dict[str, str]  # language -> the step's title
+    # clause id -> language -> its questions, more specific each, in the contract's order
+    hints: dict[str, dict[str, tuple[str, ...]]]
+    parameters: tuple[str, ...] = ()  # the function's signature: its parameters' names, in order
     snippet: str = ""  # the broken change to review, as the worksheet quotes it
-    unmutated: dict = field(default_factory=dict)  # clause id -> why no mutant breaks it
+    unmutated: dict[str, str] = field(default_factory=dict)  # clause id -> why no mutant breaks it
     points: int = 1  # the step's weight in grades.csv and in GitHub Classroom's score
-    builds: dict = field(default_factory=dict)  # language -> what the learner builds (README's step tables)
+    builds: dict[str, str] = field(default_factory=dict)  # language -> what the learner builds (README's step tables)
 
-    def contract_path(self, lang="en", root=LAB_ROOT):
+    def contract_path(self, lang: str = "en", root: Path = LAB_ROOT) -> Path:
         name = "CONTRACT.md" if lang == "en" else f"CONTRACT.{lang}.md"
         return root / "steps" / self.dir / name
 
-    def clauses(self, lang="en", root=LAB_ROOT):
+    def clauses(self, lang: str = "en", root: Path = LAB_ROOT) -> dict[str, str]:
         """The step's contract clauses, id -> text, in the order the contract file gives them;
         none where the file was removed or cannot be read: a report then names the clauses
         without their text."""
@@ -60,7 +68,7 @@ class Step:
             return {}
         return {match[1]: match[4].strip() for match in CLAUSE_LINE.finditer(text)}
 
-    def questions(self, clause, lang="en"):
+    def questions(self, clause: str, lang: str = "en") -> tuple[str, ...]:
         """The hints of one clause in lang; none where course.toml has none."""
         return self.hints.get(clause, {}).get(lang, ())
 
@@ -70,11 +78,11 @@ class ClosingQuestion:
     """One of the worksheet's closing questions: language -> text, for the question and for the
     model answer shown beside the learner's own once they have answered."""
 
-    question: dict
-    answer: dict
+    question: dict[str, str]
+    answer: dict[str, str]
 
 
-def _manifest(root):
+def _manifest(root: Path) -> dict[str, Any]:
     """course.toml at root, read afresh: load_course and closing_questions each cache their part."""
     manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
     found = manifest.get("format_version")
@@ -84,7 +92,7 @@ def _manifest(root):
 
 
 @cache
-def load_course(root=LAB_ROOT):
+def load_course(root: Path = LAB_ROOT) -> tuple[Step, ...]:
     """All steps in course order. Numbers come from the order, never from the folder names."""
     return tuple(
         Step(
@@ -107,7 +115,7 @@ def load_course(root=LAB_ROOT):
 
 
 @cache
-def closing_questions(root=LAB_ROOT):
+def closing_questions(root: Path = LAB_ROOT) -> tuple[ClosingQuestion, ...]:
     """The closing questions in order, each with its model answer (lines as course.toml wraps them)."""
     return tuple(
         ClosingQuestion(entry["question"], {lang: text.strip("\n") for lang, text in entry["answer"].items()})
@@ -115,12 +123,12 @@ def closing_questions(root=LAB_ROOT):
     )
 
 
-def step_of_clause(clause_id):
+def step_of_clause(clause_id: str) -> int:
     """'C4.5' -> 4."""
     return int(clause_id[1:].split(".")[0])
 
 
-def step_of_check(clauses, file_name=""):
+def step_of_check(clauses: Collection[str], file_name: str = "") -> int | None:
     """The step a check belongs to: the last step whose clauses it checks (C2.1 and C4.5 -> 4).
     A learner's prediction names no clause; it belongs to the step its file is named after
     (test_prediction_04.py -> 4). None when a check says neither."""
@@ -130,6 +138,6 @@ def step_of_check(clauses, file_name=""):
     return int(found[1]) if found else None
 
 
-def all_clauses(lang="en", root=LAB_ROOT):
+def all_clauses(lang: str = "en", root: Path = LAB_ROOT) -> dict[str, str]:
     """Every clause of the course, id -> text."""
     return {cid: text for step in load_course(root) for cid, text in step.clauses(lang, root).items()}

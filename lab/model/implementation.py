@@ -6,15 +6,23 @@ after the other into one shared namespace, in course order, so that a later step
 earlier step's function by its bare name, just as in the assembled artifact.
 """
 
+from __future__ import annotations
+
 import os
 import types
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.model.course import load_course
 from lab.model.results import Words
 from lab.text.messages import say
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterator, Mapping
+
+    from lab.model.results import Text
 
 STEP_FILE = "step.py"
 SHOWN_FROM = "LEASE_LAB_SHOWN_FROM"  # the folder paths are shown relative to, in a child process
@@ -28,7 +36,7 @@ class UsageError(Exception):
 class SourceFile:
     """One file of an implementation: the steps it serves, where it lives, and its text."""
 
-    steps: tuple
+    steps: tuple[int, ...]
     path: Path
     text: str | None  # None: the file is missing, or refused
     refused: str | None = None  # why it was not read: a key of lab/text/messages.py
@@ -37,12 +45,12 @@ class SourceFile:
 @dataclass(frozen=True)
 class Implementation:
     label: str
-    files: tuple
+    files: tuple[SourceFile, ...]
 
-    def file_for(self, step_number):
+    def file_for(self, step_number: int) -> SourceFile:
         return next(f for f in self.files if step_number in f.steps)
 
-    def with_text(self, step_number, text, label):
+    def with_text(self, step_number: int, text: str, label: str) -> Implementation:
         """A copy in which the file serving step_number reads text instead."""
         files = tuple(replace(f, text=text) if step_number in f.steps else f for f in self.files)
         return Implementation(label, files)
@@ -53,10 +61,10 @@ class LoadedImplementation:
     """The module built from an implementation, and what went wrong per step while building it."""
 
     module: types.ModuleType
-    problems: dict = field(default_factory=dict)  # step number -> message
+    problems: dict[int, Text] = field(default_factory=dict)  # step number -> message
 
 
-def display_path(path):
+def display_path(path: str | os.PathLike[str]) -> str:
     """A path as the learner would type it: relative to the current folder when inside it (links
     kept: a linked file is named where the learner put it, not where it points)."""
     try:
@@ -65,7 +73,7 @@ def display_path(path):
         return str(path)
 
 
-def read(path, label=None, lang="en"):
+def read(path: str | os.PathLike[str], label: str | None = None, lang: str = "en") -> Implementation:
     """Read the implementation at path: a steps-like folder or a single .py file."""
     path = Path(path)
     course = load_course()
@@ -83,7 +91,7 @@ def read(path, label=None, lang="en"):
 MAX_FILE = 1 << 20  # bytes of one step file
 
 
-def source_file(steps, file, folders):
+def source_file(steps: tuple[int, ...], file: Path, folders: list[Path]) -> SourceFile:
     """One step file, read as Python reads a source file (a UTF-8 BOM and CRLF line ends are
     fine); refused when it or a folder on its way is a symbolic link, when it is not a regular
     file (a FIFO would block the read), or when it is larger than MAX_FILE."""
@@ -100,7 +108,9 @@ def source_file(steps, file, folders):
     return SourceFile(steps, file, data.decode("utf-8-sig", errors="replace"))
 
 
-def load(implementation, module_name="lease", known=None):
+def load(
+    implementation: Implementation, module_name: str = "lease", known: Mapping[int, Text] | None = None
+) -> LoadedImplementation:
     """Execute the implementation's files into one fresh module, collecting per-step problems
     (facts, lab/model/results.py: worded by whoever reports them).
 
@@ -116,10 +126,10 @@ def load(implementation, module_name="lease", known=None):
     for file in implementation.files:
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
-        if problem is None and file.text is None:
-            problem = Words(file.refused or "missing", file=shown, limit=MAX_FILE >> 20)
-        elif problem is None:
+        if problem is None and file.text is not None:
             problem = execute(file.text, str(file.path), shown, module)
+        elif problem is None:
+            problem = Words(file.refused or "missing", file=shown, limit=MAX_FILE >> 20)
         for number in file.steps:
             function = load_course()[number - 1].function
             if problem:
@@ -133,14 +143,14 @@ def load(implementation, module_name="lease", known=None):
     return loaded
 
 
-def standing_in(problems, callables):
+def standing_in(problems: Collection[int], callables: Collection[str]) -> set[int]:
     """The steps of problems whose functions are callable once a file that serves no step ran: the
     reference's, standing in for them in a credit target (lab/grading/credit.py). Such a step has
     no problem: its file went wrong, but a check of another step that calls its function runs."""
     return {number for number in problems if load_course()[number - 1].function in callables}
 
 
-def execute(text, filename, shown, module):
+def execute(text: str, filename: str, shown: str, module: types.ModuleType) -> Words | None:
     """Run one file's text into module; a message naming the file and line if that fails."""
     try:
         code = _compiled(text, filename)
@@ -151,38 +161,39 @@ def execute(text, filename, shown, module):
     except BaseException as error:
         if type(error).__name__ == "CheckTimeout":
             raise
-        where = _line_in(error, filename)
-        where = Words("where", line=where) if where else ""
+        line = _line_in(error, filename)
+        where = Words("where", line=line) if line else ""
         return Words("raised", file=shown, where=where, kind=type(error).__name__, error=error)
     return None
 
 
 @cache
-def _compiled(text, filename):
+def _compiled(text: str, filename: str) -> types.CodeType:
     """Every check loads its module afresh; compiling each file once per process is enough."""
     return compile(text, filename, "exec")
 
 
-def _line_in(error, filename):
+def _line_in(error: BaseException, filename: str) -> int | None:
     lines = [frame.tb_lineno for frame in _frames(error.__traceback__) if frame.tb_frame.f_code.co_filename == filename]
     return lines[-1] if lines else None
 
 
-def _frames(traceback):
+def _frames(traceback: types.TracebackType | None) -> Iterator[types.TracebackType]:
     while traceback is not None:
         yield traceback
         traceback = traceback.tb_next
 
 
-def assemble(implementation):
+def assemble(implementation: Implementation) -> str:
     """The implementation as the text of one importable module (the artifact)."""
     return "".join(header + body for _, header, body in _pieces(implementation))
 
 
-def placed_files(implementation):
+def placed_files(implementation: Implementation) -> list[tuple[SourceFile, int]]:
     """Where each file that was read lies in assemble()'s module: (SourceFile, the module's line
     that holds the file's line 1), so that a report on the module can name the file's own lines."""
-    placed, line = [], 1
+    placed: list[tuple[SourceFile, int]] = []
+    line = 1
     for file, header, body in _pieces(implementation):
         line += header.count("\n")
         if file is not None and file.text is not None:
@@ -191,11 +202,13 @@ def placed_files(implementation):
     return placed
 
 
-def _pieces(implementation):
+def _pieces(implementation: Implementation) -> list[tuple[SourceFile | None, str, str]]:
     """(the file or None, the lines the module puts before it, its text) in the module's order."""
-    if len(implementation.files) == 1:
-        return [(implementation.files[0], "", implementation.files[0].text)]
+    if len(implementation.files) == 1:  # one file, whose text stands alone (a comment when it was not read)
+        only = implementation.files[0]
+        return [(only, "", only.text if only.text is not None else f"# {only.path.name} is missing\n")]
     course = load_course()
+    pieces: list[tuple[SourceFile | None, str, str]]
     pieces = [(None, f'"""The lease and fencing-token artifact, assembled from {implementation.label}."""\n', "")]
     for file in implementation.files:
         step = course[file.steps[0] - 1]

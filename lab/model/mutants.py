@@ -1,11 +1,13 @@
 """Pre-built mutants: small TOML files, each one exact text change of the reference."""
 
+from __future__ import annotations
+
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from lab.model.course import LAB_ROOT
-from lab.model.implementation import read
+from lab.model.implementation import Implementation, read
 
 MUTANTS_DIR = LAB_ROOT / "mutants"
 SOLUTIONS_DIR = LAB_ROOT / "solutions"
@@ -24,12 +26,12 @@ class Mutant:
     find: str
     replace: str
     worksheet: bool  # True for the broken snippet quoted in the worksheet
-    caught_by: tuple
-    why: dict
+    caught_by: tuple[str, ...]
+    why: dict[str, str]  # language -> what the change breaks
     path: Path
 
 
-def load_mutants(directory=MUTANTS_DIR):
+def load_mutants(directory: Path = MUTANTS_DIR) -> list[Mutant]:
     """Every mutant, ordered by step, then by id."""
     mutants = []
     for path in sorted(directory.glob("*.toml")):
@@ -51,10 +53,10 @@ def load_mutants(directory=MUTANTS_DIR):
     return sorted(mutants, key=lambda m: (m.step, m.id))
 
 
-def apply(mutant, reference=None):
+def apply(mutant: Mutant, reference: Implementation | None = None) -> Implementation:
     """The reference implementation with the mutant's one text change made."""
     reference = reference or read(SOLUTIONS_DIR, label="solutions")
-    original = reference.file_for(mutant.edits_step).text
+    original = reference.file_for(mutant.edits_step).text or ""  # a missing file holds the text nowhere
     count = original.count(mutant.find)
     if count != 1:
         raise MutantError(

@@ -1,12 +1,14 @@
 """The exceptions through which a check reports what the code under test did."""
 
+from __future__ import annotations
+
 from lab.model.results import Text, Words, has_text, shown
 
 
 class CallRaised(Exception):
     """The code under test raised while a check called it; names the call (facts, worded by the reporters)."""
 
-    def __init__(self, call, error):
+    def __init__(self, call: Text | str, error: BaseException) -> None:
         super().__init__(Words("call_raised", call=call, kind=type(error).__name__, error=message_of(error)))
         self.call = call
         self.error = error
@@ -15,7 +17,7 @@ class CallRaised(Exception):
 class ClauseBroken(AssertionError):
     """A check's failure that names the one clause broken, where the check covers several."""
 
-    def __init__(self, clause, message):
+    def __init__(self, clause: str, message: object) -> None:
         super().__init__(message)
         self.clause = clause
 
@@ -49,7 +51,7 @@ class LearnerProcessLost(BaseException):
     """
 
 
-def message_of(error):
+def message_of(error: BaseException) -> Text | str:
     """What an exception says: its facts when it was raised with them, else its text. Arguments
     that hold facts inside a tuple, a list or a dict are shown as Python would show them, the
     facts worded (``AssertionError((True, Phrase(...)))``), never with a repr of the facts."""

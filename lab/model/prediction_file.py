@@ -1,20 +1,28 @@
 """A step's prediction file: where it lives in a steps-like folder, and whether it holds a
 prediction or is still the template as shipped (the stubs' reader and the graders ask both)."""
 
+from __future__ import annotations
+
 import ast
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+
+    from lab.model.course import Step
 
 PREDICTION_FILE = "prediction.py"
 TEST_NAME = "test_my_prediction"
 
 
-def prediction_path(impl, step):
+def prediction_path(impl: str | os.PathLike[str], step: Step) -> Path | None:
     """Where step's prediction lives in a steps-like folder; None for a one-file implementation."""
     impl = Path(impl)
     return impl / step.dir / PREDICTION_FILE if impl.is_dir() else None
 
 
-def holds_a_prediction(text):
+def holds_a_prediction(text: str | None) -> bool:
     """False for a missing file or the template as shipped: test_my_prediction whose body only
     raises NotImplementedError (or passes); True for anything else, even code that does not parse
     (running it will say what is wrong)."""
@@ -30,7 +38,7 @@ def holds_a_prediction(text):
     return not all(_placeholder(statement) for statement in found[-1].body)
 
 
-def _placeholder(statement):
+def _placeholder(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Pass):
         return True
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):  # a docstring or ...

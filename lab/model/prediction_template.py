@@ -1,7 +1,9 @@
 """A step's prediction file as the lab ships it, made from course.toml: `dev check` holds every
 shipped steps/NN-name/prediction.py to it byte for byte, and `dev new-step` writes a new step's."""
 
-from lab.model.course import load_course
+from __future__ import annotations
+
+from lab.model.course import Step, load_course
 
 NUMBER_WORDS = {n: w for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 
@@ -35,7 +37,7 @@ def test_my_prediction(lease, db):
 '''
 
 
-def prediction_template(step, course=None):
+def prediction_template(step: Step, course: tuple[Step, ...] | None = None) -> str:
     """The text of step's prediction.py before the learner writes in it."""
     course = course or load_course()
     count = len(course)

@@ -6,29 +6,37 @@ holds the step's TODO, so a learner who commits their work changes nothing here.
 history, the working file serves only while it is still a stub.
 """
 
+from __future__ import annotations
+
 import subprocess
 from functools import cache
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lab.model.course import Step
 
 
 class NoPristineStub(Exception):
     """Neither git history nor the working folder holds the step's stub."""
 
 
-def is_stub(text, number):
+def is_stub(text: str, number: int) -> bool:
     return f"TODO(step {number})" in text and "raise NotImplementedError" in text
 
 
-def stub_text(step):
+def stub_text(step: Step) -> str:
     """The text of step's stub as shipped."""
     return _stub_text(step.number, step.dir)
 
 
 @cache
-def _stub_text(number, folder):
+def _stub_text(number: int, folder: str) -> str:
     relative = f"steps/{folder}/{STEP_FILE}"
     for commit in _commits_touching(relative):
         text = _git("show", f"{commit}:{relative}")
@@ -40,7 +48,7 @@ def _stub_text(number, folder):
     raise NoPristineStub(f"no stub of step {number} in git history or in {relative}")
 
 
-def prediction_text(step):
+def prediction_text(step: Step) -> str:
     """The text of step's prediction template as shipped: the newest committed version that holds
     no prediction, else the working file while it is still untouched."""
     relative = f"steps/{step.dir}/{PREDICTION_FILE}"
@@ -54,7 +62,7 @@ def prediction_text(step):
     raise NoPristineStub(f"no prediction template of step {step.number} in git history or in {relative}")
 
 
-def write_stubs(folder):
+def write_stubs(folder: Path) -> Path:
     """A steps-like folder at `folder` holding every stub and its contracts; returns it."""
     for step in load_course():
         target = folder / step.dir
@@ -66,7 +74,7 @@ def write_stubs(folder):
     return folder
 
 
-def contract_text(step, lang):
+def contract_text(step: Step, lang: str) -> str:
     """The text of step's contract: the working file, or, where it was removed, as last committed."""
     path = step.contract_path(lang)
     try:
@@ -78,12 +86,12 @@ def contract_text(step, lang):
         return committed
 
 
-def _commits_touching(relative):
+def _commits_touching(relative: str) -> list[str]:
     listed = _git("log", "--format=%H", "--", relative)
     return listed.split() if listed else []
 
 
-def _git(*arguments):
+def _git(*arguments: str) -> str | None:
     try:
         done = subprocess.run(["git", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):

@@ -1,9 +1,5 @@
-"""What a run finds, in one module: the named statuses, the facts a message is made of, and the
-result types of checks, mutants and predictions.
-
-The statuses are enums until the edge (Exercism's runner keeps its ``Status(Enum)`` until it
-writes results.json; mutmut gives each mutant one status): their values are the words the JSON
-outputs and the cache carry, so that a status read back from either is the same enum again.
+"""What a run finds: the facts a message is made of, and the result types of checks, mutants and
+predictions, with their statuses (lab/model/status.py, where every named status is).
 
 A message is facts until a reporter words it: a key of the catalogue and its values (``Words``),
 a check's own phrase in every language (``Phrase``), the repr of a worded value (``Quoted``) and
@@ -18,107 +14,70 @@ and quoted as ``Quoted`` words one. Words, Joined and checks/support.py's explai
 value through it.
 """
 
-from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from __future__ import annotations
 
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+# The statuses of a run, which most of the lab imports from here.
+from lab.model.status import LOSSES as LOSSES
+from lab.model.status import CheckStatus as CheckStatus
+from lab.model.status import MutantStatus as MutantStatus
+from lab.model.status import PredictionOutcome as PredictionOutcome
+from lab.model.status import PredictionStatus as PredictionStatus
+from lab.model.status import StepStatus as StepStatus
 from lab.text.messages import say
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, TypeAlias, TypeVar
 
-class CheckStatus(StrEnum):
-    """How one check ended; its value is the word the JSON results carry."""
+    from lab.model.mutants import Mutant
 
-    PASSED = "passed"
-    FAILED = "failed"  # the code under test broke the contract
-    ERROR = "error"  # it raised, did not load, or the check could not run it
-    NOT_IMPLEMENTED = "not_implemented"  # the stub as shipped
-    TIMEOUT = "timeout"
-    CRASHED = "crashed"  # the process running the code under test ended
-
-
-# A check whose process was lost: it hung or ended, and may have changed what the others report.
-LOSSES = (CheckStatus.TIMEOUT, CheckStatus.CRASHED)
-
-
-class StepStatus(StrEnum):
-    """A step of the learner's course, as `make progress` shows it."""
-
-    PASSED = "passed"  # every check of the step passes
-    FAILING = "failing"
-    NOT_STARTED = "not_started"  # the stub as shipped
-
-
-class MutantStatus(StrEnum):
-    """A mutant of the mutation report, in mutmut's words."""
-
-    KILLED = "killed"
-    SURVIVED = "survived"
-    TIMEOUT = "timeout"
-    NO_TESTS = "no tests"  # no check of the steps can call it
-    EQUIVALENT = "equivalent"  # the ledger says no check can tell it from the implementation
-    NOT_CHECKED = "not checked"  # not run yet
-
-    @property
-    def detected(self):
-        """The checks caught it: a failure, or a time limit."""
-        return self in (MutantStatus.KILLED, MutantStatus.TIMEOUT)
-
-
-class PredictionStatus(StrEnum):
-    """A step's prediction: none yet, written, refused by the correct code, or not judged (its
-    run ended without its results: lab/running/runner.py)."""
-
-    NO_PREDICTION = "no_prediction"
-    WRITTEN = "written"
-    REJECTS = "rejects_correct_code"
-    NOT_JUDGED = "not_judged"
-
-
-class PredictionOutcome(StrEnum):
-    """What a written prediction did to one mutant."""
-
-    CAUGHT = "caught"
-    MISSED = "missed"
+    T = TypeVar("T")  # a plain value (a string, a number), which the facts' functions leave as it is
+    # A value of a message: facts, or what reads the same in every language.
+    Fact: TypeAlias = "Text | str | int | float | None"
 
 
 class Text:
     """Part of a message as facts; ``str()`` is the English."""
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         raise NotImplementedError
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         raise NotImplementedError
 
-    def __add__(self, other):
+    def __add__(self, other: object) -> Joined:
         return Joined(self, other)
 
-    def __radd__(self, other):
+    def __radd__(self, other: object) -> Joined:
         return Joined(other, self)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Text) and self.as_json() == other.as_json()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(repr(self.as_json()))
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.said("en")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.as_json()!r})"
 
 
 class Words(Text):
     """A key of the catalogue (lab/text/*.toml) and the values it is filled in with."""
 
-    def __init__(self, key, **values):
+    def __init__(self, key: str, **values: object) -> None:
         # A value that JSON cannot carry as it is (a row, a path) is kept as the text it fills in.
         self.key, self.values = key, {name: _carried(value) for name, value in values.items()}
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         return say(self.key, lang, **{name: worded(value, lang) for name, value in self.values.items()})
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         return {"key": self.key, "values": {name: as_json(value) for name, value in self.values.items()}}
 
 
@@ -126,63 +85,65 @@ class Said(Exception):
     """An error whose message is facts (Words), worded in the language of whoever reports it:
     ``error.said("ja")``; ``str(error)`` is the English."""
 
-    def __init__(self, key, **values):
+    def __init__(self, key: str, **values: object) -> None:
         super().__init__(key)
         self.words = Words(key, **values)
 
-    def said(self, lang="en"):
+    def said(self, lang: str = "en") -> str:
         return self.words.said(lang)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.said()
 
 
 class Phrase(Text):
     """A check's own phrase, written beside it in every language of the lab."""
 
-    def __init__(self, en, ja):
+    def __init__(self, en: str, ja: str) -> None:
         self.en, self.ja = en, ja
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         return self.ja if lang == "ja" else self.en
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         return {"en": self.en, "ja": self.ja}
 
 
 class Quoted(Text):
     """The repr of a value that is itself worded: "got: '行なし \'job\''"."""
 
-    def __init__(self, value):
+    def __init__(self, value: Fact) -> None:
         self.value = value
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         return repr(worded(self.value, lang))
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         return {"repr": as_json(self.value)}
 
 
 class Joined(Text):
     """Parts said one after the other (a sequence of calls, a message and where it raised)."""
 
-    def __init__(self, *parts):
-        parts = map(_carried, parts)
+    parts: tuple[Fact, ...]
+
+    def __init__(self, *given: object) -> None:
+        parts = map(_carried, given)
         self.parts = tuple(part for whole in parts for part in (whole.parts if isinstance(whole, Joined) else (whole,)))
 
     @classmethod
-    def join(cls, separator, parts):
+    def join(cls, separator: object, parts: Iterable[object]) -> Joined:
         """The parts with separator between them, as str.join."""
         return cls(*(piece for at, part in enumerate(parts) for piece in ((part,) if at == 0 else (separator, part))))
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         return "".join(str(worded(part, lang)) for part in self.parts)
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         return {"joined": [as_json(part) for part in self.parts]}
 
 
-def _carried(value):
+def _carried(value: object) -> Fact:
     """A value as a message carries it: facts, a string or a number as they are; a value that holds
     facts as shown(); anything else as its text (a row, a path)."""
     if isinstance(value, Text | str | int | float | None):
@@ -191,19 +152,21 @@ def _carried(value):
 
 
 # The containers whose repr shown() writes around the facts inside them: (opening, closing).
+_CONTAINERS: dict[type, tuple[str, str]]
 _CONTAINERS = {tuple: ("(", ")"), list: ("[", "]"), set: ("{", "}"), frozenset: ("frozenset({", "})"), dict: ("{", "}")}
 
 
-def has_text(value):
+def has_text(value: object) -> bool:
     """The value is facts, or holds some inside its tuples, lists, sets or dicts."""
     if isinstance(value, Text):
         return True
     if type(value) is dict:
         return any(has_text(key) or has_text(item) for key, item in value.items())
-    return type(value) in _CONTAINERS and any(has_text(item) for item in value)
+    # type(value) is a key of _CONTAINERS, a tuple, list, set or frozenset here: mypy does not narrow by `in`
+    return type(value) in _CONTAINERS and any(has_text(item) for item in value)  # type: ignore[attr-defined]
 
 
-def shown(value):
+def shown(value: object) -> Text | str:
     """The repr of a value, as facts: each Text inside it, at any depth of tuples, lists, sets and
     dicts, is worded in the reader's language and quoted (as Quoted words a whole value), never
     written as its Python repr. A value without facts is its repr, a plain string."""
@@ -211,9 +174,9 @@ def shown(value):
         return Quoted(value)
     if not has_text(value):
         return repr(value)
-    pieces = []
+    pieces: list[Fact] = []
     _pieces(value, pieces)
-    merged = []  # neighbouring strings as one: the JSON the child sends stays short
+    merged: list[Fact] = []  # neighbouring strings as one: the JSON the child sends stays short
     for piece in pieces:
         if merged and isinstance(piece, str) and isinstance(merged[-1], str):
             merged[-1] += piece
@@ -222,7 +185,7 @@ def shown(value):
     return Joined(*merged)
 
 
-def _pieces(value, pieces):
+def _pieces(value: object, pieces: list[Fact]) -> None:
     if isinstance(value, Text):
         pieces.append(Quoted(value))
         return
@@ -231,7 +194,7 @@ def _pieces(value, pieces):
         return
     opening, closing = _CONTAINERS[type(value)]
     pieces.append(opening)
-    items = list(value.items()) if type(value) is dict else list(value)
+    items = list(value.items()) if type(value) is dict else list(value)  # type: ignore[call-overload]  # as in has_text
     for at, item in enumerate(items):
         if at:
             pieces.append(", ")
@@ -246,16 +209,16 @@ def _pieces(value, pieces):
     pieces.append(closing)
 
 
-def worded(value, lang):
+def worded(value: T | Text, lang: str) -> T | str:
     """A message, or a value in one, in lang: facts are worded, anything else is itself."""
     return value.said(lang) if isinstance(value, Text) else value
 
 
-def as_json(value):
+def as_json(value: T | Text) -> T | dict[str, object]:
     return value.as_json() if isinstance(value, Text) else value
 
 
-def from_json(value):
+def from_json(value: T | Text | dict[str, Any]) -> T | Text:
     """The facts of as_json again (strings and numbers are themselves)."""
     if not isinstance(value, dict):
         return value
@@ -268,7 +231,7 @@ def from_json(value):
     return Phrase(value["en"], value["ja"])
 
 
-def holds(message, fact):
+def holds(message: object, fact: object) -> bool:
     """The message is the fact, or has it among its parts or values."""
     if message == fact:
         return True
@@ -279,12 +242,12 @@ def holds(message, fact):
     return isinstance(message, Quoted) and holds(message.value, fact)
 
 
-def replaced(value, old, new):
+def replaced(value: Fact, old: str, new: str) -> Fact:
     """The message with old replaced by new in every plain string of it (a file's path)."""
     return mapped(value, lambda text: text.replace(old, new))
 
 
-def mapped(value, change):
+def mapped(value: Fact, change: Callable[[str], str]) -> Fact:
     """The message with change applied to every plain string of it."""
     if isinstance(value, str):
         return change(value)
@@ -307,9 +270,9 @@ class Result:
     check: str
     target: str
     step: int
-    clauses: list
+    clauses: list[str]
     status: CheckStatus
-    message: object  # facts (a Text), or a string that reads the same in every language; "" when it passed
+    message: Text | str  # facts, or a string that reads the same in every language; "" when it passed
     duration: float
     # Not run this time: kept from a run of the same code and checks (lab/grading/kill_matrix.py).
     # Not part of what a result is: a reused result equals the one it was kept from.
@@ -319,20 +282,20 @@ class Result:
     # about the code, so no total counts it and the cache store never keeps it (lab/cache.py).
     complete: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Read back from the child's events or from the cache: the enum and the facts again.
         self.status = CheckStatus(self.status)
         self.message = from_json(self.message)
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         return self.status == CheckStatus.PASSED
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         """The message in lang."""
         return worded(self.message, lang)
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         return {**asdict(self), "message": as_json(self.message)}
 
 
@@ -340,12 +303,12 @@ class Result:
 class MutantVerdict:
     """A pre-built mutant against its step's checks."""
 
-    mutant: object
-    killed_by: list  # names of the checks that failed against the mutant
-    passed_by: list  # names of the checks the mutant still passes
+    mutant: Mutant
+    killed_by: list[str]  # names of the checks that failed against the mutant
+    passed_by: list[str]  # names of the checks the mutant still passes
 
     @property
-    def survived(self):
+    def survived(self) -> bool:
         return not self.killed_by
 
 
@@ -356,40 +319,40 @@ class Prediction:
     step: int
     file: str  # as the learner would type it
     status: PredictionStatus
-    message: object = ""  # facts: why the correct code was rejected, or what is wrong with the file
-    outcomes: dict = field(default_factory=dict)  # mutant id -> PredictionOutcome
+    message: Text | str = ""  # facts: why the correct code was rejected, or what is wrong with the file
+    outcomes: dict[str, PredictionOutcome] = field(default_factory=dict)  # mutant id -> PredictionOutcome
     cached: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Read back from the cache of class results: the enums and the facts again.
         self.status = PredictionStatus(self.status)
         self.message = from_json(self.message)
         self.outcomes = {mutant_id: PredictionOutcome(outcome) for mutant_id, outcome in self.outcomes.items()}
 
-    def said(self, lang):
+    def said(self, lang: str) -> str:
         """The message in lang."""
         return worded(self.message, lang)
 
-    def as_json(self):
+    def as_json(self) -> dict[str, object]:
         return {**asdict(self), "message": as_json(self.message)}
 
     @property
-    def complete(self):
+    def complete(self) -> bool:
         """Judged, whatever the verdict: a prediction whose run ended without its results is not
         (lab/grading/predictions.py), and the cache store never keeps it (lab/cache.py)."""
         return self.status != PredictionStatus.NOT_JUDGED
 
     @property
-    def written(self):
+    def written(self) -> bool:
         return self.status != PredictionStatus.NO_PREDICTION
 
-    def caught(self, mutant_id):
+    def caught(self, mutant_id: str) -> bool:
         return self.outcomes.get(mutant_id) == PredictionOutcome.CAUGHT
 
     @property
-    def caught_count(self):
+    def caught_count(self) -> int:
         return sum(o == PredictionOutcome.CAUGHT for o in self.outcomes.values())
 
-    def catches_the_snippet(self, mutants):
+    def catches_the_snippet(self, mutants: Iterable[Mutant]) -> bool:
         snippets = [m for m in mutants if m.worksheet and m.step == self.step]
         return self.status == PredictionStatus.WRITTEN and all(self.caught(m.id) for m in snippets)

@@ -7,6 +7,8 @@ sees that the child is still making progress. The parent reads back only what it
 that pipe and an unnamed stderr file, never a path a child could have replaced by a link or a FIFO.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import select
@@ -15,11 +17,19 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.clock import CheckClock
 from lab.model.implementation import SHOWN_FROM
 from lab.process import CHECKS, remove_groups_of, spawn
 from lab.sandbox import confinement
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import IO, Any
+
+    from lab.clock import Deadline
+    from lab.process import Child
 
 STARTUP = 60.0  # seconds a child may take to start pytest and collect the checks
 READ_WAITS = 0.5  # seconds between two readings of the waits a child's clock left out
@@ -33,11 +43,11 @@ class ChildOutcome:
     returncode: int
     hung: bool
     stderr: str
-    events: list
+    events: list[dict[str, Any]]
     out_of_time: bool = False
 
 
-def parent_folder():
+def parent_folder() -> Path:
     """A new folder of the parent's own for a run's children (their plans and stderr), which no
     child writes; in memory-backed /dev/shm where there is one."""
     shm = Path("/dev/shm")
@@ -45,7 +55,7 @@ def parent_folder():
     return Path(tempfile.mkdtemp(prefix="lease-lab-", dir=fast)).resolve()
 
 
-def scratch_folder(workdir, confined):
+def scratch_folder(workdir: Path, confined: bool) -> str:
     """The folder a run's checks and learner processes share (the databases): confined, a
     size-limited memory folder inside each child's sandbox; else one made in workdir."""
     if confined:
@@ -55,7 +65,7 @@ def scratch_folder(workdir, confined):
     return str(scratch)
 
 
-def run_child(command, workdir, time_limit, deadline):
+def run_child(command: Sequence[str], workdir: Path, time_limit: float, deadline: Deadline | None) -> ChildOutcome:
     """Run one child until it ends, or kill it when one check runs far past the time limit.
 
     command: the child's command line with "{events}" standing for the events pipe's descriptor."""
@@ -67,11 +77,11 @@ class StartedChild:
     """A child and what the parent holds of it: its process, the reading end of its events pipe
     and its unnamed stderr file."""
 
-    process: object  # a lab.process.Child
+    process: Child
     reading: int
-    stderr: object
+    stderr: IO[bytes]
 
-    def end(self):
+    def end(self) -> None:
         """End it unwatched, and everything it started (a spare child nobody ran)."""
         try:
             self.process.end()
@@ -83,7 +93,7 @@ class StartedChild:
         remove_groups_of(self.process.pid)
 
 
-def start_child(command, workdir, handover=False):
+def start_child(command: Sequence[str], workdir: Path, handover: bool = False) -> StartedChild:
     """Start one child; handover: its stdin is a pipe the parent writes its plan to
     (lab/running/spare.py), else it reads nothing."""
     reading, writing = os.pipe()
@@ -108,7 +118,7 @@ def start_child(command, workdir, handover=False):
     return StartedChild(process, reading, stderr)
 
 
-def watch_child(started, time_limit, deadline):
+def watch_child(started: StartedChild, time_limit: float, deadline: Deadline | None) -> ChildOutcome:
     """Watch a started child until it ends (or kill it), and read what it sent."""
     child, stderr = started.process, started.stderr
     with stderr:
@@ -123,7 +133,7 @@ def watch_child(started, time_limit, deadline):
     return ChildOutcome(child.returncode, hung, tail, _events(received), out_of_time)
 
 
-def child_environment():
+def child_environment() -> dict[str, str]:
     """A child's environment: paths shown as the learner typed them (the child's working folder
     is not theirs), and no pytest plugins from the environment's entry points: only the lab's own
     take part (and the start is a tenth of a second faster). The child runs with -I: no PYTHON*

@@ -14,10 +14,13 @@ child, and a second loss leaves it without a verdict (Result.complete is False),
 counts and the cache store never keeps. Neither is a check the budget cut short.
 """
 
+from __future__ import annotations
+
 import os
 import shutil
 import sys
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 from lab.clock import Deadline
 from lab.model.checks import check_files, checks_of
@@ -30,6 +33,12 @@ from lab.running import spare
 from lab.running.child_process import parent_folder, run_child, scratch_folder
 from lab.running.probe import find_problems
 from lab.sandbox import confinement
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from lab.model.targets import Target
+    from lab.running.probe import SharedProbe
 
 CHECKS_CHILD = "lab.running.child"  # the module of the checks' child (it has a waiting mode: lab/running/spare.py)
 LOST_LIMIT = 2  # checks of one step that may crash or hang their process before the rest is skipped
@@ -45,16 +54,16 @@ class LabBroken(Exception):
 
 
 def run(
-    targets,
-    time_limit=TIME_LIMIT,
-    budget=None,
-    arguments=None,
-    confined=None,
-    deadline=None,
-    readable=(),
-    child=CHECKS_CHILD,
-    probe=None,
-):
+    targets: Sequence[Target],
+    time_limit: float = TIME_LIMIT,
+    budget: float | None = None,
+    arguments: Sequence[str] | None = None,
+    confined: bool | None = None,
+    deadline: Deadline | None = None,
+    readable: Iterable[str | os.PathLike[str]] = (),
+    child: str = CHECKS_CHILD,
+    probe: SharedProbe | None = None,
+) -> list[Result]:
     """Every check of every target, in collection order.
 
     budget: seconds the whole run may take (one submission of a class); checks still to run
@@ -91,7 +100,7 @@ def run(
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def prestart(children=1):
+def prestart(children: int = 1) -> None:
     """Start the checks' children of the next run of this process before that run: as many as
     it may run at once (lab/running/spare.py)."""
     spare.prestart(_Child(confinement.available(), _seen_by_child((), ()), CHECKS_CHILD), children)

@@ -4,11 +4,14 @@ The recorder (lab/running/recorder.py) asks this module once per check; the exce
 through which the checks report what the code under test did (lab/model/outcomes.py).
 """
 
+from __future__ import annotations
+
 import os
 import sqlite3
 import sysconfig
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT
 from lab.model.outcomes import (
@@ -22,12 +25,20 @@ from lab.model.outcomes import (
 )
 from lab.model.results import CheckStatus, Words
 
+if TYPE_CHECKING:
+    import pytest
+
+    from lab.model.results import Text
+    from lab.model.targets import Plan
+
 
 class StepTimedOut(Exception):
     """Not run: TIMEOUT_LIMIT checks of this step and target already ran out of time."""
 
 
-def classify(excinfo, plan, alarm_fired):
+def classify(
+    excinfo: pytest.ExceptionInfo[BaseException] | None, plan: Plan, alarm_fired: bool
+) -> tuple[CheckStatus, Text | str]:
     """(status, message) for one finished check; alarm_fired: the time limit struck during it,
     whatever exception came out (Hypothesis may wrap it as a flaky test)."""
     if excinfo is None:
@@ -59,7 +70,7 @@ def classify(excinfo, plan, alarm_fired):
     return CheckStatus.ERROR, f"{type(error).__name__}: " + message_of(error) + _where(error) + _notes(error)
 
 
-def first(error):
+def first(error: BaseException) -> BaseException:
     """The first leaf of an exception group (Hypothesis reports several failures as one group)."""
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]

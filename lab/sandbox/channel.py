@@ -9,6 +9,8 @@ longer than MAX_REPLY bytes, one that is not JSON, or replies awaiting their rea
 MAX_HELD bytes end the learner process: no flood grows the grader.
 """
 
+from __future__ import annotations
+
 import io
 import itertools
 import json
@@ -16,22 +18,30 @@ import subprocess
 import threading
 import time
 import weakref
+from typing import TYPE_CHECKING
 
 from lab import clock
 from lab.sandbox import confinement
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from lab.process import Child
 
 MAX_REPLY = 1 << 20  # bytes of one reply
 MAX_HELD = 4 << 20  # bytes of replies received and not yet taken by the checks
 # Seconds past the time limit a wait for a reply may last where the check's own alarm does not
 # reach it (a thread other than the check's, the prediction host): then the process is Stalled.
 REPLY_GRACE = 5.0
-_every = weakref.WeakSet()  # every learner process this process started, to end them all at exit
+# Every learner process this process started, to end them all at exit.
+_every: weakref.WeakSet[LearnerProcess] = weakref.WeakSet()
 
 
 class ChannelLost(Exception):
     """The learner process is gone: it ended (``code``), flooded the channel or garbled it."""
 
-    def __init__(self, reason, code=None):
+    def __init__(self, reason: str, code: int | None = None) -> None:
         super().__init__(reason)
         self.reason, self.code = reason, code
 
@@ -41,22 +51,26 @@ class Stalled(Exception):
 
 
 class LearnerProcess:
-    def __init__(self, scratch, confined, private=False):
-        self.popen = confinement.start(scratch, confined, private=private)
-        self.replies, self.lost = {}, None  # id -> (reply, its size in bytes)
-        self.awaited, self.held = set(), 0  # ids of requests sent and not given up; bytes in replies
+    busy: bool  # a held call runs here (lab/sandbox/remote.py: Started); unset before the first
+
+    def __init__(self, scratch: str, confined: bool, private: bool = False) -> None:
+        self.popen: Child = confinement.start(scratch, confined, private=private)
+        self.replies: dict[int, tuple[dict[str, Any], int]] = {}  # id -> (reply, its size in bytes)
+        self.lost: ChannelLost | None = None
+        self.awaited: set[int] = set()  # ids of requests sent and not given up
+        self.held = 0  # bytes in replies
         # Called, in the reader's thread, with each message the process sends unasked (a held
         # call's "paused", which only decides when a check goes on): nothing of it is kept.
-        self.on_event = None
+        self.on_event: Callable[[dict[str, Any]], None] | None = None
         self.arrived = threading.Condition()
         self.ids, self.writing, self.ending = itertools.count(), threading.Lock(), threading.RLock()
         _every.add(self)
         threading.Thread(target=self._read, daemon=True).start()
 
-    def ask(self, op, timeout, **fields):
+    def ask(self, op: str, timeout: float, **fields: object) -> dict[str, Any]:
         return self.wait(self.send(op, **fields), timeout)
 
-    def send(self, op, **fields):
+    def send(self, op: str, **fields: object) -> int:
         ident = next(self.ids)
         data = (json.dumps({"id": ident, "op": op, **fields}) + "\n").encode()
         with self.arrived:
@@ -64,12 +78,12 @@ class LearnerProcess:
         try:
             with self.writing:
                 while data:
-                    data = data[self.popen.stdin.write(data) :]
+                    data = data[self.popen.stdin.write(data) :]  # type: ignore[union-attr]  # start() made it a pipe
         except (OSError, ValueError):
             self.kill()  # the reader then reports why the process is gone
         return ident
 
-    def wait(self, ident, timeout):
+    def wait(self, ident: int, timeout: float) -> dict[str, Any]:
         """The reply to request `ident`; Stalled if none within `timeout` seconds of the check's
         clock (lab/clock.py: the time the machine kept the processes waiting for a CPU is not counted)."""
         began, check_clock = time.monotonic(), clock.this_process()
@@ -85,22 +99,23 @@ class LearnerProcess:
                 reply, size = self.replies.pop(ident)
                 self.held -= size
                 return reply
-            raise self.lost
+            raise self.lost  # type: ignore[misc]  # no reply: the wait ended on the loss, never None
 
     @property
-    def alive(self):
+    def alive(self) -> bool:
         return self.lost is None and self.popen.poll() is None
 
-    def kill(self):
+    def kill(self) -> None:
         """End the learner process and everything it started."""
         with self.ending:
             if self.popen.poll() is None:
                 clock.this_process().ending(self.popen.pid)
             self.popen.end()
 
-    def _read(self):
-        replies = io.BufferedReader(self.popen.stdout, MAX_REPLY)
-        lost = None
+    def _read(self) -> None:
+        # start() made stdout a pipe, unbuffered: a raw file
+        replies = io.BufferedReader(self.popen.stdout, MAX_REPLY)  # type: ignore[type-var]
+        lost: ChannelLost | None = None
         while lost is None:
             line = replies.readline(MAX_REPLY + 1)
             if not line:
@@ -126,7 +141,7 @@ class LearnerProcess:
             self.lost = lost
             self.arrived.notify_all()
 
-    def _hold(self, ident, reply, size):
+    def _hold(self, ident: int, reply: dict[str, Any], size: int) -> ChannelLost | None:
         """Keep a reply for its waiter, or drop it if nobody awaits it; a flood if too much is held."""
         with self.arrived:
             if ident not in self.awaited or ident in self.replies:
@@ -138,7 +153,7 @@ class LearnerProcess:
             self.arrived.notify_all()
         return None
 
-    def _exit_code(self):
+    def _exit_code(self) -> int | None:
         try:
             return self.popen.wait(timeout=2)
         except subprocess.TimeoutExpired:  # still running with its channel closed: end it
@@ -146,7 +161,7 @@ class LearnerProcess:
             return self.popen.returncode
 
 
-def end_all():
+def end_all() -> None:
     """End every learner process still running (before this process ends)."""
     for process in list(_every):
         process.kill()

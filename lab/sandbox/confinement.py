@@ -16,6 +16,8 @@ Without bubblewrap (a learner's own machine) the same children run in sessions o
 with the same resource limits: the learner can only fool themselves there.
 """
 
+from __future__ import annotations
+
 import compileall
 import json
 import os
@@ -25,9 +27,20 @@ import sys
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT
 from lab.process import LEARNER, spawn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import TypeAlias
+
+    from lab.process import Child
+
+    Folder: TypeAlias = str | os.PathLike[str]
+    # A folder seen read-only: at the same path inside, or at another, (outside, inside).
+    Readable: TypeAlias = Folder | tuple[Folder, Folder]
 
 SERVER = Path(__file__).with_name("server.py")
 SERVER_INSIDE = "/run/lease-lab/server.py"
@@ -38,7 +51,7 @@ SCRATCH_QUOTA = 256 << 20  # bytes all the files of one scratch folder may hold 
 CHECKS_TMP = 64 << 20  # bytes of a sandbox's own /tmp
 
 
-def python():
+def python() -> str:
     """The real interpreter (not the virtual environment's link to it): the venv stays unseen."""
     return os.path.realpath(sys.executable)
 
@@ -48,7 +61,7 @@ def python():
 BOOT = "import runpy, sys; sys.path.insert(0, sys.argv[1]); name = sys.argv[2]; del sys.argv[1:3]; runpy.run_module(name, run_name='__main__', alter_sys=True)"
 
 
-def lab_python(module):
+def lab_python(module: str) -> list[str]:
     """The command line that runs one of the lab's modules as a child, in this lab's code."""
     _compiled()
     return [sys.executable, "-I", "-B", "-c", BOOT, str(LAB_ROOT), module]
@@ -58,7 +71,7 @@ IMPORTED_BY_CHILDREN = ("lab", "checks")  # what the lab's children import of th
 
 
 @cache
-def _compiled():
+def _compiled() -> None:
     """The lab's modules and its checks as bytecode, where Python looks for it (__pycache__), made
     once per process before its first child. A child starts with -B and sees the lab read-only, so
     it would compile again, at every start, each module no process outside a sandbox imported:
@@ -70,7 +83,7 @@ def _compiled():
 
 
 @cache
-def available():
+def available() -> bool:
     """Whether bubblewrap is installed and can make a sandbox on this machine: a learner
     process's sandbox inside a verdict sandbox, as the checks start them."""
     if not shutil.which("bwrap"):
@@ -80,7 +93,7 @@ def available():
     return probe.returncode == 0
 
 
-def command(scratch, confined, private=False):
+def command(scratch: Folder, confined: bool, private: bool = False) -> list[str]:
     """The command line that starts a learner server whose databases live in scratch.
 
     private: the scratch folder is one of its own, a size-limited memory folder that ends with it
@@ -97,7 +110,7 @@ def command(scratch, confined, private=False):
     return [*sandbox, *server, SERVER_INSIDE, settings]
 
 
-def verdict_sandbox(plan, readable):
+def verdict_sandbox(plan: Folder | None, readable: Iterable[Readable]) -> list[str]:
     """bubblewrap's arguments for a runner's child: the checks' own sandbox, or the host of a
     prediction run (the module docstring says what it sees).
 
@@ -112,7 +125,13 @@ def verdict_sandbox(plan, readable):
     return bwrap(readable=[*planned, *readable], quota=[SCRATCH_INSIDE, HOME_INSIDE], proc="host", working=HOME_INSIDE)
 
 
-def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
+def bwrap(
+    writable: Sequence[Folder] = (),
+    readable: Iterable[Readable] = (),
+    quota: Sequence[Folder] = (),
+    proc: str = "own",
+    working: Folder | None = None,
+) -> list[str]:
     """bubblewrap's arguments for a sandbox that sees the Python runtime, the folders `readable`
     ((outside, inside) pairs, or paths seen at the same place) read-only, the folders `writable`
     read-write at the same paths as outside, and a size-limited memory folder at each path of
@@ -161,7 +180,7 @@ def bwrap(writable=(), readable=(), quota=(), proc="own", working=None):
     ]
 
 
-def start(scratch, confined, private=False):
+def start(scratch: Folder, confined: bool, private: bool = False) -> Child:
     """A running learner server, its channel on stdin and stdout (a process.Child). It sets its
     hard limits itself; confined, it runs in a pids cgroup of its own where the lab runs as root."""
     return spawn(

@@ -10,21 +10,31 @@ cost seconds, and a hash cannot see a file written and then restored). Cached ki
 may gain entries during a run, never change or lose one.
 """
 
+from __future__ import annotations
+
 import hashlib
 import os
 import sysconfig
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lab.model.course import LAB_ROOT
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    # {path: digest} of the lab's files, {path: (size, inode, mtime, ctime)} of the installed ones;
+    # {path: digest} of the cache's entries.
+    Fingerprint: TypeAlias = tuple[dict[str, str | tuple[int, int, int, int]], dict[str, str]]
 
 HASHED = ("checks", "lab", "solutions", "mutants", "mutation", "course.toml", "Makefile", "pyproject.toml")
 CACHES = ("build/cache",)  # lab/cache.py: the kill matrix, the predictions, the passing steps
 
 
-def fingerprint():
+def fingerprint() -> Fingerprint:
     """{path: digest} for the lab's files and the packages' start-up files, {path: (size, inode,
     mtime, ctime)} for every installed file."""
-    found = {}
+    found: dict[str, str | tuple[int, int, int, int]] = {}
     for name in HASHED:
         for path in _files(LAB_ROOT / name):
             found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -38,13 +48,13 @@ def fingerprint():
     return found, _caches()
 
 
-def _caches():
+def _caches() -> dict[str, str]:
     return {
         str(path): hashlib.sha256(path.read_bytes()).hexdigest() for name in CACHES for path in _files(LAB_ROOT / name)
     }
 
 
-def changes(before, after):
+def changes(before: Fingerprint, after: Fingerprint) -> list[str]:
     """The paths that differ: added, removed or changed lab files; changed or lost cache entries."""
     (files, caches), (files_after, caches_after) = before, after
     changed = sorted(path for path in files.keys() | files_after.keys() if files.get(path) != files_after.get(path))
@@ -52,14 +62,14 @@ def changes(before, after):
     return [os.path.relpath(path, LAB_ROOT) for path in changed]
 
 
-def _files(root):
+def _files(root: Path) -> list[Path]:
     """Every file and link under root, in order (no __pycache__ folder): one walk of the folders,
     where asking each path what it is would cost three calls of the kernel per installed file."""
     if root.is_file() or root.is_symlink():
         return [root]
     if not root.is_dir():
         return []
-    found = []
+    found: list[Path] = []
     for folder, folders, files in os.walk(root):
         inside = [name for name in folders if not os.path.islink(os.path.join(folder, name))]
         found += [Path(folder, name) for name in (*files, *(name for name in folders if name not in inside))]

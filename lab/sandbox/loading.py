@@ -1,13 +1,31 @@
 """Running a learner's files in a learner process, and what went wrong per step while doing so
 (facts, lab/model/results.py: worded by whoever reports them, in their language)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from lab.model.course import load_course
 from lab.model.implementation import MAX_FILE, display_path, standing_in
 from lab.model.results import Words
 from lab.sandbox.channel import REPLY_GRACE, ChannelLost, Stalled
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-def load(process, implementation, known, settings, one_by_one=False):
+    from lab.model.implementation import Implementation, SourceFile
+    from lab.model.results import Text
+    from lab.sandbox.channel import LearnerProcess
+    from lab.sandbox.shapes import FileToRun, Problem, Settings
+
+
+def load(
+    process: LearnerProcess,
+    implementation: Implementation,
+    known: Mapping[int, Text],
+    settings: Settings,
+    one_by_one: bool = False,
+) -> tuple[list[FileToRun], set[str], dict[int, Text]]:
     """Run the implementation's files into a fresh module of process.
 
     Returns (the files that ran, the callable names, step -> problem). A file with a known
@@ -16,18 +34,19 @@ def load(process, implementation, known, settings, one_by_one=False):
     one_by_one: a request per file, so that the one that hangs or ends the process is named
     (the probe); otherwise one request for all.
     """
-    problems, to_run = {}, []
+    problems: dict[int, Text] = {}
+    to_run: list[tuple[SourceFile, FileToRun]] = []
     for file in implementation.files:
         shown = display_path(file.path)
         problem = next((known[n] for n in file.steps if n in known), None)
-        if problem is None and file.text is None:
-            problem = Words(file.refused or "missing", file=shown, limit=MAX_FILE >> 20)
-        if problem:
-            problems.update(dict.fromkeys(file.steps, problem))
-        else:
+        if problem is None and file.text is not None:
             to_run.append((file, {"filename": str(file.path), "shown": shown, "text": file.text}))
+        else:  # a known problem (facts, never empty), or a file that was not read
+            why = problem or Words(file.refused or "missing", file=shown, limit=MAX_FILE >> 20)
+            problems.update(dict.fromkeys(file.steps, why))
     batches = [[item] for item in to_run] if one_by_one else [to_run]
-    callables, stood_in = set(), set()
+    callables: set[str] = set()
+    stood_in: set[int] = set()
     for index, batch in enumerate(batches):
         try:
             reply = process.ask(
@@ -37,8 +56,8 @@ def load(process, implementation, known, settings, one_by_one=False):
                 fresh=index == 0,
             )
         except (Stalled, ChannelLost) as stopped:
-            file, request = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
-            raise LoadStopped(file, _stopped_message(stopped, request["shown"], settings.time_limit)) from None
+            failed, asked = batch[0] if len(batch) == 1 else (None, {"shown": implementation.label})
+            raise LoadStopped(failed, _stopped_message(stopped, asked["shown"], settings.time_limit)) from None
         for (file, request), ran in zip(batch, reply["files"]):
             problem, callables = _problem(ran["problem"], request["shown"]), set(ran["callables"])
             for number in file.steps:
@@ -57,18 +76,18 @@ def load(process, implementation, known, settings, one_by_one=False):
 class LoadStopped(Exception):
     """Running one file hung or ended the learner process; message: its facts."""
 
-    def __init__(self, file, message):
+    def __init__(self, file: SourceFile | None, message: Words) -> None:
         super().__init__(message)
         self.file, self.message = file, message
 
 
-def _stopped_message(stopped, shown, limit):
+def _stopped_message(stopped: Stalled | ChannelLost, shown: str, limit: float) -> Words:
     if isinstance(stopped, Stalled):
         return Words("load_hung", file=shown, limit=limit)
     return Words("load_died", file=shown, code=stopped.code)
 
 
-def _problem(found, shown):
+def _problem(found: Problem | None, shown: str) -> Words | None:
     if found is None:
         return None
     if found["kind"] == "syntax":

@@ -6,28 +6,40 @@ Only code the lab ships runs this way; a learner's files always run in a learner
 race of separate processes.
 """
 
+from __future__ import annotations
+
 import multiprocessing
 import posix
 import time
+from typing import TYPE_CHECKING
 
 from lab.sandbox.meeting import Meeting
 from lab.sandbox.server import Pauser, slow_down_writes
 
+if TYPE_CHECKING:
+    import multiprocessing.synchronize
+    import types
+    from collections.abc import Callable, Sequence
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import ForkProcess
+    from typing import Any
+
 
 class LocalModule:
-    def __init__(self, module):
-        self._module, self._undo = module, []
+    def __init__(self, module: types.ModuleType) -> None:
+        self._module = module
+        self._undo: list[Callable[[], object]] = []
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)
 
-    def slow_down_writes(self):
+    def slow_down_writes(self) -> None:
         self._undo.append(slow_down_writes())
 
-    def watch_claims(self, patience):
+    def watch_claims(self, patience: float) -> None:
         real, self._meeting = self._module.claim, Meeting(patience)
 
-        def stand_in(path, job_id, owner, now, ttl):
+        def stand_in(path: object, job_id: object, owner: object, now: object, ttl: object) -> object:
             self._meeting.enter()
             try:
                 answer = real(path, job_id, owner, now, ttl)
@@ -37,18 +49,18 @@ class LocalModule:
             self._meeting.leave(owner, now, ttl, answer)
             return answer
 
-        self._module.claim = stand_in
+        self._module.claim = stand_in  # type: ignore[attr-defined]  # the reference's module: mypy knows no claim
         self._undo.append(lambda: setattr(self._module, "claim", real))
 
-    def watched(self):
+    def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""
         return self._meeting
 
-    def close(self):
+    def close(self) -> None:
         while self._undo:
             self._undo.pop()()
 
-    def race(self, name, arg_lists, timeout):
+    def race(self, name: str, arg_lists: Sequence[Sequence[object]], timeout: float) -> list[object]:
         """name(*args) for each args, each in a process of its own, all released at the same moment.
 
         The processes are forks of this one: they share the loaded code (and slowed writes) but
@@ -56,7 +68,8 @@ class LocalModule:
         """
         fork = multiprocessing.get_context("fork")
         start = fork.Barrier(len(arg_lists), timeout=timeout)
-        channels, processes = [], []
+        channels: list[Connection] = []
+        processes: list[ForkProcess] = []
         for args in arg_lists:
             receive, send = fork.Pipe(duplex=False)
             process = fork.Process(target=_answer, args=(getattr(self._module, name), args, start, send), daemon=True)
@@ -65,7 +78,7 @@ class LocalModule:
             channels.append(receive)
             processes.append(process)
         deadline = time.monotonic() + timeout
-        answers = []
+        answers: list[object] = []
         for receive in channels:
             ready = receive.poll(max(0.0, deadline - time.monotonic()))
             answers.append(receive.recv() if ready else TimeoutError(f"no answer within {timeout:g} s"))
@@ -74,7 +87,7 @@ class LocalModule:
             process.join()
         return answers
 
-    def start(self, name, args, pause_at=None):
+    def start(self, name: str, args: Sequence[object], pause_at: int | None = None) -> Forked:
         """name(*args) in a process of its own, not waited for, held before its statement number
         `pause_at` (server.Pauser); a Forked."""
         return Forked(getattr(self._module, name), args, pause_at)
@@ -83,17 +96,18 @@ class LocalModule:
 class Forked:
     """A call running in a fork of this process, as remote.Started is for a learner's code."""
 
-    def __init__(self, function, args, pause_at):
+    def __init__(self, function: Callable[..., object], args: Sequence[object], pause_at: int | None) -> None:
         fork = multiprocessing.get_context("fork")
         self._messages, send = fork.Pipe(duplex=False)
-        self._resumed, self._ended = fork.Event(), None
+        self._resumed = fork.Event()
+        self._ended: dict[str, Any] | None = None  # the call's end: its answer and its count of statements
         self._process = fork.Process(
             target=_held_call, args=(function, args, pause_at, send, self._resumed), daemon=True
         )
         self._process.start()
         send.close()
 
-    def paused(self, timeout):
+    def paused(self, timeout: float) -> bool:
         """True once the call is held, False once it ended without reaching the statement."""
         if self._ended is None and self._messages.poll(timeout):
             message = self._messages.recv()
@@ -102,13 +116,13 @@ class Forked:
             self._ended = message
         return False
 
-    def done(self):
+    def done(self) -> bool:
         return self._ended is not None or self._messages.poll(0)
 
-    def resume(self):
+    def resume(self) -> None:
         self._resumed.set()
 
-    def answer(self, timeout):
+    def answer(self, timeout: float) -> tuple[object, int | None]:
         """(what the call returned or raised, the number of statements it ran)."""
         if self._ended is None:
             self._ended = (
@@ -121,7 +135,13 @@ class Forked:
         return self._ended["answer"], self._ended["statements"]
 
 
-def _held_call(function, args, pause_at, send, resumed):
+def _held_call(
+    function: Callable[..., object],
+    args: Sequence[object],
+    pause_at: int | None,
+    send: Connection,
+    resumed: multiprocessing.synchronize.Event,
+) -> None:
     """In the forked process: count (and hold) the statements, call, send the answer, end at once."""
     try:
         pauser = Pauser(send.send, resumed)
@@ -137,7 +157,12 @@ def _held_call(function, args, pause_at, send, resumed):
         posix._exit(0)
 
 
-def _answer(function, args, start, send):
+def _answer(
+    function: Callable[..., object],
+    args: Sequence[object],
+    start: multiprocessing.synchronize.Barrier,
+    send: Connection,
+) -> None:
     """In the forked process: wait for the others, call, send the answer, and end at once.
 
     posix._exit, never returning: this process is a copy of the one running pytest, and must

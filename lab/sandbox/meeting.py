@@ -14,6 +14,8 @@ code under test that reaches for the stand-in or the channel finds nothing to fo
 opens connections of its own makes claims of its own, which the checks count as calls.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import socket
@@ -28,13 +30,15 @@ MAX_CLAIMS = 256  # connections held at once; more are closed unanswered
 
 
 class Meeting:
-    def __init__(self, patience):
+    def __init__(self, patience: float) -> None:
         self.patience = patience
         self.change = threading.Condition()
         self.running = self.peak = self.alone = 0
-        self.calls = []  # (owner, now, ttl, what claim returned), in the order the calls ended
+        self.calls: list[
+            tuple[object, object, object, object]
+        ] = []  # (owner, now, ttl, what claim returned), in the order the calls ended
 
-    def enter(self):
+    def enter(self) -> None:
         """One claim starts; returns once it met another, or waited in vain."""
         with self.change:
             self.running += 1
@@ -46,7 +50,7 @@ class Meeting:
             if not clock.wait_for(self.change, lambda: self.peak >= 2, patience):
                 self.alone += 1
 
-    def leave(self, owner, now, ttl, answer):
+    def leave(self, owner: object, now: object, ttl: object, answer: object) -> None:
         with self.change:
             self.running -= 1
             if not isinstance(answer, BaseException):
@@ -57,7 +61,7 @@ class Rendezvous:
     """A socket in a folder of its own in the scratch folder: the stand-ins' claims connect to it,
     say who they are and wait for the go; each counted by the meeting, from this side."""
 
-    def __init__(self, meeting, scratch):
+    def __init__(self, meeting: Meeting, scratch: str) -> None:
         self.meeting, self.folder = meeting, tempfile.mkdtemp(prefix="meet-", dir=scratch)
         self.path = os.path.join(self.folder, "claims")
         self.listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -66,7 +70,7 @@ class Rendezvous:
         self.held = threading.BoundedSemaphore(MAX_CLAIMS)
         threading.Thread(target=self._accept, daemon=True).start()
 
-    def _accept(self):
+    def _accept(self) -> None:
         while True:
             try:
                 connection, _ = self.listening.accept()
@@ -77,7 +81,7 @@ class Rendezvous:
                 continue
             threading.Thread(target=self._claim, args=(connection,), daemon=True).start()
 
-    def _claim(self, connection):
+    def _claim(self, connection: socket.socket) -> None:
         with connection:
             try:
                 connection.settimeout(self.meeting.patience + 5)
@@ -96,5 +100,5 @@ class Rendezvous:
             finally:
                 self.held.release()
 
-    def close(self):
+    def close(self) -> None:
         self.listening.close()

@@ -5,9 +5,12 @@ afresh for every check (lab/sandbox/loading.py); a process that stays healthy se
 check of its target, and any other is ended and replaced.
 """
 
+from __future__ import annotations
+
 import threading
 from contextlib import contextmanager
 from functools import partial
+from typing import TYPE_CHECKING
 
 from lab import clock
 from lab.model.outcomes import CheckTimeout, LearnerProcessLost, LoadFailure
@@ -18,30 +21,48 @@ from lab.sandbox.loading import LoadStopped, load
 from lab.sandbox.meeting import Meeting, Rendezvous
 from lab.sandbox.values import decoded, rebuilt
 
-_idle = {}  # target id -> a learner process ready for that target's next check
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterator, Sequence
+    from typing import Any
+
+    from lab.model.implementation import Implementation
+    from lab.model.targets import Target
+    from lab.sandbox.shapes import FileToRun, Settings
+
+_idle: dict[str, LearnerProcess] = {}  # target id -> a learner process ready for that target's next check
 
 
 class RemoteModule:
-    def __init__(self, process, functions, loaded, settings, target_id=None):
+    def __init__(
+        self,
+        process: LearnerProcess,
+        functions: Collection[str],
+        loaded: list[FileToRun],
+        settings: Settings,
+        target_id: str | None = None,
+    ) -> None:
         self._process, self._functions, self._loaded, self._settings = process, functions, loaded, settings
         self._target_id, self._soiling = target_id, threading.Lock()
         self.clean = True  # False once the process was changed for one check only, or stalled
-        self._slowed, self._racers, self._spares, self._rendezvous = False, [], [], None
+        self._slowed = False
+        self._racers: list[LearnerProcess] = []
+        self._spares: list[LearnerProcess] = []
+        self._rendezvous: Rendezvous | None = None
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> partial[object]:
         if name.startswith("_") or name not in self._functions:
             raise AttributeError(name)
         return partial(self._call, name)
 
-    def _call(self, name, *args):
+    def _call(self, name: str, *args: object) -> object:
         return answer(self._ask("call", name=name, args=list(args)))
 
-    def _ask(self, op, **fields):
+    def _ask(self, op: str, **fields: object) -> dict[str, Any]:
         try:
             return self._process.ask(op, self._settings.time_limit + REPLY_GRACE, **fields)
         except (CheckTimeout, Stalled) as stopped:
             timeout = stopped if isinstance(stopped, CheckTimeout) else CheckTimeout()
-            timeout.lab_where = self._where()
+            timeout.lab_where = self._where()  # type: ignore[attr-defined]  # as values.rebuilt sets it
             self._process.kill()
             self._serves_this_check_only()
             raise timeout from None
@@ -49,7 +70,7 @@ class RemoteModule:
             self._serves_this_check_only()
             raise LearnerProcessLost(_lost_message(lost)) from None
 
-    def _serves_this_check_only(self):
+    def _serves_this_check_only(self) -> None:
         """The process is changed for this check, or lost: it is ended with the check, and the
         process of the target's next check (when the module has a target) starts now, while this
         check runs, not after it. One that cannot start leaves the next check to start its own."""
@@ -64,31 +85,31 @@ class RemoteModule:
         except Exception:  # noqa: BLE001 - this check's verdict stands; the next one starts its own
             pass
 
-    def _where(self):
+    def _where(self) -> tuple[str | int, ...] | None:
         try:
             where = self._process.ask("where", 0.5)["where"]
         except Exception:  # noqa: BLE001 - no answer: the location is simply not shown
             return None
         return tuple(where) if where else None
 
-    def slow_down_writes(self):
+    def slow_down_writes(self) -> None:
         """Every connection the learner's code opens from now on pauses before each write."""
         self._serves_this_check_only()
         self._slowed = True
         self._ask("slow")
 
-    def watch_claims(self, patience):
+    def watch_claims(self, patience: float) -> None:
         """Stand in for `claim` until this check ends, counted here (lab/sandbox/meeting.py)."""
         self._serves_this_check_only()
         self._meeting = Meeting(patience)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
         self._ask("watch", patience=patience, socket=self._rendezvous.path)
 
-    def watched(self):
+    def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""
         return self._meeting
 
-    def race(self, name, arg_lists, timeout):
+    def race(self, name: str, arg_lists: Sequence[Sequence[object]], timeout: float) -> list[object]:
         """name(*args) for each args, each in a learner process of its own, sent at the same moment.
 
         Returns what each returned, or the exception it raised; TimeoutError for one that does
@@ -101,7 +122,7 @@ class RemoteModule:
         sent = [racer.send("call", name=name, args=list(args)) for racer, args in zip(racers, arg_lists)]
         return [_outcome(racer, ident, timeout) for racer, ident in zip(racers, sent)]
 
-    def start(self, name, args, pause_at=None):
+    def start(self, name: str, args: Sequence[object], pause_at: int | None = None) -> Started:
         """name(*args) in a learner process of its own, not waited for, held before its statement
         number `pause_at` (lab/sandbox/server.py: Pauser); a Started."""
         spares = [racer for racer in self._spares if racer.alive and not getattr(racer, "busy", False)]
@@ -110,7 +131,7 @@ class RemoteModule:
             self._spares += spares
         return Started(spares[0], name, args, pause_at, self._settings.time_limit + REPLY_GRACE)
 
-    def close(self):
+    def close(self) -> None:
         for racer in self._racers + self._spares:
             racer.kill()
         if self._rendezvous:
@@ -120,18 +141,20 @@ class RemoteModule:
 class Started:
     """A call running in a learner process of its own, as local.Forked is for the lab's code."""
 
-    def __init__(self, racer, name, args, pause_at, patience):
+    def __init__(
+        self, racer: LearnerProcess, name: str, args: Sequence[object], pause_at: int | None, patience: float
+    ) -> None:
         self._racer, self._held = racer, False
         racer.busy, racer.on_event = True, self._on_event
         racer.ask("pause", patience, at=pause_at)
         self._ident = racer.send("call", name=name, args=list(args))
 
-    def _on_event(self, event):
+    def _on_event(self, event: dict[str, Any]) -> None:
         with self._racer.arrived:
             self._held = event["event"] == "paused"
             self._racer.arrived.notify_all()
 
-    def paused(self, timeout):
+    def paused(self, timeout: float) -> bool:
         """True once the call is held, False once it ended without reaching the statement."""
         with self._racer.arrived:
             clock.wait_for(
@@ -141,14 +164,14 @@ class Started:
             )
             return self._held
 
-    def done(self):
+    def done(self) -> bool:
         return self._ident in self._racer.replies or not self._racer.alive
 
-    def resume(self):
+    def resume(self) -> None:
         self._held = False
         self._racer.send("resume")
 
-    def answer(self, timeout):
+    def answer(self, timeout: float) -> tuple[object, int | None]:
         """(what the call returned or raised, the number of statements it ran)."""
         answer = _outcome(self._racer, self._ident, timeout)
         statements = self._racer.ask("statements", timeout)["statements"] if self._racer.alive else None
@@ -156,7 +179,7 @@ class Started:
         return answer, statements
 
 
-def _outcome(racer, ident, timeout):
+def _outcome(racer: LearnerProcess, ident: int, timeout: float) -> object:
     try:
         return answer(racer.wait(ident, timeout))
     except Stalled:
@@ -168,14 +191,14 @@ def _outcome(racer, ident, timeout):
         return error
 
 
-def answer(reply):
+def answer(reply: dict[str, Any]) -> object:
     """What a call's reply means: its value rebuilt, or its exception raised."""
     if "raised" in reply:
         raise rebuilt(reply["raised"])
     return decoded(reply["value"])
 
 
-def _lost_message(lost):
+def _lost_message(lost: ChannelLost) -> Words:
     """Facts (lab/model/results.py): a prediction's run against the reference is cached in no language."""
     if lost.reason == "ended":
         return Words("crashed", code=lost.code)
@@ -183,7 +206,9 @@ def _lost_message(lost):
 
 
 @contextmanager
-def opened(target, implementation, step, settings, needs=frozenset()):
+def opened(
+    target: Target, implementation: Implementation, step: int, settings: Settings, needs: Collection[str] = frozenset()
+) -> Iterator[RemoteModule]:
     """The learner's module for one check of `step` that calls the functions `needs`, loaded
     afresh; LoadFailure if a file it needs does not load (lab.model.targets.stop_if_blocked)."""
     process = _idle.pop(target.id, None)
@@ -212,7 +237,7 @@ def opened(target, implementation, step, settings, needs=frozenset()):
             process.kill()
 
 
-def _started(settings, loaded, slow, count):
+def _started(settings: Settings, loaded: list[FileToRun], slow: bool, count: int) -> list[LearnerProcess]:
     """New learner processes with the same files loaded (and writes slowed down, if asked),
     started side by side."""
     processes = [LearnerProcess(settings.scratch, settings.confined) for _ in range(count)]

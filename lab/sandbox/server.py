@@ -20,6 +20,8 @@ Requests, each with an ``id`` the reply repeats:
   resume   let the held statement go on; ``statements`` answers how many ran since ``pause``
 """
 
+from __future__ import annotations
+
 import functools
 import json
 import os
@@ -33,10 +35,21 @@ import time
 import traceback
 import types
 
+# typing.TYPE_CHECKING without importing typing, which no module of this process needs: mypy reads
+# a name TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import multiprocessing.synchronize
+    from collections.abc import Callable, Mapping
+    from io import BufferedRWPair
+    from typing import Any
+
+    from lab.sandbox.shapes import Answer, Event, Plain, Problem, Raised, Ran, Request
+
 MAX_TEXT = 2000  # characters of an error message or a repr sent back
 
 
-def main(limits):
+def main(limits: dict[str, int]) -> None:
     channel_in, channel_out = os.fdopen(os.dup(0), "rb"), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -46,7 +59,7 @@ def main(limits):
     observe_connections()
     lock = threading.Lock()
 
-    def reply(message):
+    def reply(message: Mapping[str, object]) -> None:
         data = (json.dumps(message) + "\n").encode()
         with lock:
             while data:
@@ -68,10 +81,11 @@ class Workers:
     (handing a call over costs far less than starting a thread), a new one when all are busy,
     so that calls from racing threads of a check really run at the same time."""
 
-    def __init__(self, work):
-        self.work, self.idle, self.lock = work, [], threading.Lock()
+    def __init__(self, work: Callable[[Request], None]) -> None:
+        self.work, self.lock = work, threading.Lock()
+        self.idle: list[queue.SimpleQueue[Request]] = []
 
-    def run(self, request):
+    def run(self, request: Request) -> None:
         with self.lock:
             inbox = self.idle.pop() if self.idle else None
         if inbox is None:
@@ -79,14 +93,14 @@ class Workers:
             threading.Thread(target=self._serve, args=(inbox,), daemon=True).start()
         inbox.put(request)
 
-    def _serve(self, inbox):
+    def _serve(self, inbox: queue.SimpleQueue[Request]) -> None:
         while True:
             self.work(inbox.get())
             with self.lock:
                 self.idle.append(inbox)
 
 
-def _limit(limits):
+def _limit(limits: Mapping[str, int]) -> None:
     """Hard limits, soft and hard alike, set before any learner code runs: it cannot raise them."""
     for name, value in limits.items():
         kind = getattr(resource, name)
@@ -94,19 +108,19 @@ def _limit(limits):
 
 
 class Server:
-    def __init__(self, tell):
+    def __init__(self, tell: Callable[[Event], None]) -> None:
         self.tell = tell  # sends a message of the learner process's own: a held call's "paused"
         self.module = types.ModuleType("lease")
-        self.files = {}  # filename -> the path shown to the learner
-        self.running = {}  # thread id -> True while a call runs there
-        self.watcher = None
-        self.pauser = None
+        self.files: dict[str, str] = {}  # filename -> the path shown to the learner
+        self.running: dict[int, bool] = {}  # thread id -> True while a call runs there
+        self.watcher: StandIn | None = None
+        self.pauser: Pauser | None = None
 
-    def load(self, request):
+    def load(self, request: Request) -> dict[str, list[Ran]]:
         """Run files in order into the module; for each, its problem and the names then callable."""
         if request.get("fresh"):
             self.module, self.files, self.watcher = types.ModuleType("lease"), {}, None
-        ran = []
+        ran: list[Ran] = []
         for file in request["files"]:
             self.files[file["filename"]] = file["shown"]
             problem = self._run(file["text"], file["filename"])
@@ -118,7 +132,7 @@ class Server:
             )
         return {"files": ran}
 
-    def _run(self, text, filename):
+    def _run(self, text: str, filename: str) -> Problem | None:
         """None, or what went wrong running one file."""
         try:
             code = _compiled(text, filename)
@@ -136,7 +150,7 @@ class Server:
             }
         return None
 
-    def call(self, request):
+    def call(self, request: Request) -> Answer:
         self.running[threading.get_ident()] = True
         try:
             value = getattr(self.module, request["name"])(*request["args"], **request.get("kwargs", {}))
@@ -146,64 +160,66 @@ class Server:
         finally:
             self.running.pop(threading.get_ident(), None)
 
-    def described(self, error):
+    def described(self, error: BaseException) -> Raised:
         mro = [[cls.__module__, cls.__qualname__] for cls in type(error).__mro__]
         return {"mro": mro, "message": _text(error), "where": self._where(error.__traceback__)}
 
-    def slow(self, request):
+    def slow(self, request: Request) -> dict[str, object]:
         slow_down_writes()
         return {}
 
-    def pause(self, request):
+    def pause(self, request: Request) -> dict[str, object]:
         if self.pauser is None:
             self.pauser = Pauser(self.tell)
         self.pauser.arm(request.get("at"))
         return {}
 
-    def resume(self, request):
-        self.pauser.resumed.set()
+    # resume and statements: the grader asks them of a call it held with pause, which made the Pauser.
+    def resume(self, request: Request) -> dict[str, object]:
+        self.pauser.resumed.set()  # type: ignore[union-attr]
         return {}
 
-    def statements(self, request):
-        return {"statements": self.pauser.count}
+    def statements(self, request: Request) -> dict[str, object]:
+        return {"statements": self.pauser.count}  # type: ignore[union-attr]
 
-    def watch(self, request):
+    def watch(self, request: Request) -> dict[str, object]:
         self.watcher = StandIn(self.module.claim, request["socket"], request["patience"])
-        self.module.claim = self.watcher
+        self.module.claim = self.watcher  # type: ignore[attr-defined]  # the learner's module: mypy knows no claim
         return {}
 
-    def where(self, request):
+    def where(self, request: Request) -> dict[str, object]:
         frames = sys._current_frames()
         found = [self._where_in(frames[ident]) for ident in list(self.running) if ident in frames]
         return {"where": next((w for w in found if w), None)}
 
-    def _where(self, tb):
+    def _where(self, tb: types.TracebackType | None) -> tuple[str, int] | None:
         lines = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(tb)]
         return self._innermost(lines)
 
-    def _where_in(self, frame):
+    def _where_in(self, frame: types.FrameType) -> tuple[str, int] | None:
         lines = [(f.f_code.co_filename, line) for f, line in traceback.walk_stack(frame)]
         return self._innermost(list(reversed(lines)))
 
-    def _innermost(self, lines):
+    def _innermost(self, lines: list[tuple[str, int]]) -> tuple[str, int] | None:
         """(shown path, line) of the last frame, outermost first, that is in a learner's file."""
         mine = [(self.files[name], line) for name, line in lines if name in self.files]
-        return list(mine[-1]) if mine else None
+        return mine[-1] if mine else None
 
 
 @functools.cache
-def _compiled(text, filename):
+def _compiled(text: str, filename: str) -> types.CodeType:
     """Every check loads the files afresh: compiling each once per process is enough."""
     return compile(text, filename, "exec")
 
 
-def plain(value, depth=0):
+def plain(value: Any, depth: int = 0) -> Plain:
     """A value as JSON: None, bools, ints, floats and strs as they are; tuples, lists, dicts and
     bytes tagged; anything else (a Row, a subclass of int, an object of the learner's) as an
-    opaque repr that equals nothing on the other side."""
+    opaque repr that equals nothing on the other side. value: Any, for it is told apart by its exact
+    type, which mypy does not follow."""
     kind = type(value)
     if value is None or kind in (bool, int, float, str):
-        return value
+        return value  # type: ignore[no-any-return]  # a JSON scalar, by its exact type
     if depth < 20 and kind in (tuple, list):
         return {"tuple" if kind is tuple else "list": [plain(item, depth + 1) for item in value]}
     if depth < 20 and kind is dict:
@@ -213,17 +229,19 @@ def plain(value, depth=0):
     return {"opaque": f"{kind.__module__}.{kind.__qualname__}", "repr": _text(value, repr)}
 
 
-def _text(value, how=str):
+def _text(value: object, how: Callable[[object], str] = str) -> str:
     try:
         return how(value)[:MAX_TEXT]
     except BaseException:  # noqa: BLE001 - a learner's __str__ may raise anything
         return f"<{type(value).__name__}>"
 
 
-_watchers = []  # what each statement of every connection is shown to: slowed writes, a Pauser
+_watchers: list[
+    Callable[[str], None]
+] = []  # what each statement of every connection is shown to: slowed writes, a Pauser
 
 
-def observe_connections():
+def observe_connections() -> None:
     """Show every statement of every sqlite3 connection this process opens from now on to the
     watchers armed at that moment, however the connection is made: ``sqlite3.connect`` under any
     name or alias, ``sqlite3.dbapi2``, ``sqlite3.Connection(...)`` and its subclasses,
@@ -236,29 +254,29 @@ def observe_connections():
         sys.addaudithook(_on_audit)
 
 
-_observing = []
+_observing: list[bool] = []
 
 
-def _on_audit(event, args):
+def _on_audit(event: str, args: tuple[Any, ...]) -> None:
     if event == "sqlite3.connect/handle":
         _trace(args[0])
 
 
-def _trace(conn):
+def _trace(conn: sqlite3.Connection) -> None:
     try:
         conn.set_trace_callback(_statement)
     except sqlite3.ProgrammingError:  # Python 3.11 raises the event before the connection is ready
         _trace_when_ready(conn)
 
 
-def _trace_when_ready(conn):
+def _trace_when_ready(conn: sqlite3.Connection) -> None:
     """Set the trace callback at this thread's next profiling event, when the connection is ready.
 
     No statement can run before that event: a statement runs only through a call, and a call made
     from Python code raises the event first. The thread's own profiler, if any, is put back."""
-    previous = sys.getprofile()
+    previous: Callable[..., object] | None = sys.getprofile()
 
-    def ready(frame, event, arg):
+    def ready(frame: types.FrameType, event: str, arg: object) -> None:
         sys.setprofile(previous)
         try:
             conn.set_trace_callback(_statement)
@@ -270,12 +288,12 @@ def _trace_when_ready(conn):
     sys.setprofile(ready)
 
 
-def _statement(sql):
+def _statement(sql: str) -> None:
     for watcher in tuple(_watchers):
         watcher(sql)
 
 
-def watch(watcher):
+def watch(watcher: Callable[[str], None]) -> Callable[[], None]:
     """Show every statement of every connection of this process to watcher from now on, those of
     connections opened before included; returns what stops it."""
     observe_connections()
@@ -283,7 +301,7 @@ def watch(watcher):
     return lambda: _watchers.remove(watcher)
 
 
-def slow_down_writes():
+def slow_down_writes() -> Callable[[], None]:
     """Make races visible: every connection pauses before each write, and before each BEGIN.
 
     A claim that reads outside the write lock then lets every racer read "expired" before any
@@ -293,7 +311,7 @@ def slow_down_writes():
     return watch(_pause_before_writes)
 
 
-def _pause_before_writes(statement):
+def _pause_before_writes(statement: str) -> None:
     if statement.lstrip().upper().startswith(("UPDATE", "INSERT", "REPLACE", "BEGIN")):
         time.sleep(0.01)
 
@@ -303,16 +321,21 @@ class Pauser:
     `resumed` is set, after telling so: another worker's call can then run between any two
     statements of this one, at the moment a check chooses."""
 
-    def __init__(self, tell, resumed=None):
+    def __init__(
+        self,
+        tell: Callable[[Event], None],
+        resumed: threading.Event | multiprocessing.synchronize.Event | None = None,
+    ) -> None:
         self.tell, self.resumed = tell, resumed or threading.Event()
-        self.at, self.count = None, 0
+        self.at: int | None = None
+        self.count = 0
         watch(self._before)
 
-    def arm(self, at):
+    def arm(self, at: int | None) -> None:
         self.at, self.count = at, 0
         self.resumed.clear()
 
-    def _before(self, statement):
+    def _before(self, statement: str) -> None:
         number, self.count = self.count, self.count + 1
         if number == self.at:
             self.tell({"event": "paused"})
@@ -324,10 +347,10 @@ class StandIn:
     socket, says who it is, waits there for their go, runs the real claim and tells them what it
     returned. The counting is theirs (lab/sandbox/meeting.py): they see the connections."""
 
-    def __init__(self, real, socket_path, patience):
+    def __init__(self, real: Callable[..., object], socket_path: str, patience: float) -> None:
         self.real, self.socket_path, self.patience = real, socket_path, patience
 
-    def __call__(self, path, job_id, owner, now, ttl):
+    def __call__(self, path: object, job_id: object, owner: object, now: object, ttl: object) -> object:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as meeting:
             meeting.settimeout(self.patience + 5)
             meeting.connect(self.socket_path)
@@ -345,7 +368,7 @@ class StandIn:
             return answer
 
     @staticmethod
-    def _ended(lines, said):
+    def _ended(lines: BufferedRWPair, said: dict[str, object]) -> None:
         """Tell the checks how the claim ended, and wait until they have counted it: the next
         claim of a loop must not connect before this one is counted out."""
         lines.write((json.dumps(said) + "\n").encode())

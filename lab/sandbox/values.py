@@ -6,22 +6,29 @@ the same built-in or sqlite3 class, or a subclass of the nearest one named like 
 so the checks read them exactly as they would read a local call.
 """
 
+from __future__ import annotations
+
 import builtins
 import sqlite3
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lab.sandbox.shapes import Raised
 
 
 class Opaque:
     """A value the learner's code returned that is not plain data: shown, never equal to anything."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.text
 
 
-def decoded(value):
+def decoded(value: object) -> object:
+    """A value as it crossed the channel (shapes.Plain), rebuilt; parsed JSON of any other shape as it is."""
     if isinstance(value, list):
         return [decoded(item) for item in value]
     if not isinstance(value, dict):
@@ -37,11 +44,11 @@ def decoded(value):
     return Opaque(value.get("repr", "?"))
 
 
-def _hashable(key):
+def _hashable(key: object) -> object:
     return key if getattr(key, "__hash__", None) else repr(key)
 
 
-def rebuilt(raised):
+def rebuilt(raised: Raised) -> Exception:
     """An exception of the class the learner's code raised, or of its nearest built-in or sqlite3
     base class (a subclass of that class, named like the learner's)."""
     mro = [tuple(pair) for pair in raised["mro"]]
@@ -53,16 +60,18 @@ def rebuilt(raised):
         error = cls(raised["message"])
     except TypeError:  # a class whose constructor wants more (UnicodeDecodeError)
         error = _named(mro[0][1], Exception)(raised["message"])
-    error.lab_where = tuple(raised["where"]) if raised.get("where") else None
+    # Where the learner's code raised, which the recorder reads back (lab/running/verdict.py).
+    where = raised.get("where")
+    error.lab_where = tuple(where) if where else None  # type: ignore[attr-defined]
     return error
 
 
-def _known(pair):
+def _known(pair: tuple[str, ...]) -> type[BaseException] | None:
     module, name = pair
     found = getattr({"builtins": builtins, "sqlite3": sqlite3}.get(module), name, None)
     return found if isinstance(found, type) and issubclass(found, BaseException) else None
 
 
 @cache
-def _named(name, base):
+def _named(name: str, base: type[Exception]) -> type[Exception]:
     return type(name.rsplit(".", 1)[-1], (base,), {"__module__": "learner"})

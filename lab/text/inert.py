@@ -8,10 +8,19 @@ formula, no character that makes the XML unreadable, no raw override in a JSON f
 learner text through the function for its place; the lab's own words need none of it.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import re
 import unicodedata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import TypeVar
+
+    Cell = TypeVar("Cell")  # a CSV cell: a string made inert, anything else as it is
 
 # C0 and C1 controls, DEL, the bidirectional marks, overrides and isolates, and lone surrogates
 # (which no UTF-8 file can hold): each is shown as its escape, \x1b or \u202e.
@@ -30,12 +39,12 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _escaped(match):
+def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def visible(text, keep=""):
+def visible(text: object, keep: str = "") -> str:
     """text with every hidden character shown as its escape; the line breaks named in keep stay."""
     text = str(text)
     if keep:
@@ -43,12 +52,12 @@ def visible(text, keep=""):
     return _HIDDEN.sub(_escaped, text)
 
 
-def terminal(text):
+def terminal(text: object) -> str:
     """One line for the terminal: nothing in it moves the cursor, colours or reorders the screen."""
     return visible(text)
 
 
-def markdown(text):
+def markdown(text: object) -> str:
     """Inline Markdown (a table cell, a list item, a heading) that reads as the text itself. GitHub
     also links bare `www.`, `scheme://` and e-mail addresses: the dot after www and the colon before
     // are escaped, and an at sign is set as code, which breaks each of them and reads the same."""
@@ -59,7 +68,7 @@ def markdown(text):
 _AUTOLINK = re.compile(r"(?<=www)\.|(?<=\w):(?=//)", re.IGNORECASE)
 
 
-def code_block(text):
+def code_block(text: object) -> str:
     """A fenced block that holds text as it is, whatever fences the text holds itself."""
     text = visible(text, keep="\n")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -67,7 +76,7 @@ def code_block(text):
     return f"{fence}\n{text}\n{fence}"
 
 
-def csv_cell(value):
+def csv_cell(value: Cell) -> Cell | str:
     """A cell no spreadsheet evaluates: text starting as a formula gets a leading apostrophe.
     Numbers stay numbers."""
     if not isinstance(value, str):
@@ -76,11 +85,11 @@ def csv_cell(value):
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def csv_row(row):
+def csv_row(row: Iterable[Cell]) -> list[Cell | str]:
     return [csv_cell(value) for value in row]
 
 
-def file_name(name, limit=200):
+def file_name(name: str, limit: int = 200) -> str:
     """A learner's name fit to name their output files and to show: composed (NFC: macOS writes
     "が" in a folder's name as "か" and a combining mark, which is the same name), hidden characters
     escaped, no '/', at most `limit` bytes of UTF-8. A name that had to change otherwise ends in a
@@ -93,7 +102,7 @@ def file_name(name, limit=200):
     return shown.encode()[: limit - len(digest) - 1].decode("utf-8", "ignore") + "~" + digest
 
 
-def json_text(value, indent=2):
+def json_text(value: object, indent: int | None = 2) -> str:
     """value as a JSON document whose bytes hold no hidden character: each is written as its JSON
     escape (\\u202e), so a program reads the very same strings and a terminal shows no override.
     Lone surrogates, which UTF-8 cannot hold, are escaped the same way."""
@@ -101,7 +110,7 @@ def json_text(value, indent=2):
     return _HIDDEN.sub(lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
 
 
-def xml(text):
+def xml(text: object) -> str:
     """Text an XML 1.0 file can hold and a terminal shows as it is: hidden characters and those XML
     cannot hold are shown as their escapes; line breaks and tabs stay."""
     return _NOT_XML.sub(_escaped, visible(text, keep="\n\t"))

@@ -16,9 +16,15 @@ environment) changes the language for one command only, so a command the lab sug
 (``settled``): copied as printed, it answers in the same language.
 """
 
+from __future__ import annotations
+
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 LANGUAGES = ("en", "ja")
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -35,14 +41,14 @@ JAPANESE_LOCALE = re.compile(r"ja(?:[_.@]|$)")
 MAKE_COMMAND = re.compile(r"\bmake [a-z][a-z-]*(?: (?:[A-Z_]+=[^\s`)(、。,;]*|(?:\d+|N|en|ja)\b))*")
 
 
-def from_locale(environ=None):
+def from_locale(environ: Mapping[str, str] | None = None) -> str:
     """The language the locale names (LC_ALL, else LC_MESSAGES, else LANG): ja or en."""
     environ = os.environ if environ is None else environ
     value = next((environ[name] for name in LOCALE_VARIABLES if environ.get(name)), "")
     return "ja" if JAPANESE_LOCALE.match(value) else "en"
 
 
-def remembered(root=None):
+def remembered(root: str | Path | None = None) -> str | None:
     """The language `make language` stored for this checkout; None when none of the lab's was stored."""
     try:
         lang = (Path(root or ROOT) / SETTING).read_text(encoding="utf-8").strip()
@@ -51,28 +57,28 @@ def remembered(root=None):
     return lang if lang in LANGUAGES else None
 
 
-def settled(root=None):
+def settled(root: str | Path | None = None) -> str:
     """The language of this checkout without LAB_LANG: the remembered one, else the locale's."""
     return remembered(root) or from_locale()
 
 
-def _for_one_command():
+def _for_one_command() -> str | None:
     lang = os.environ.get("LAB_LANG", "").strip()
     return lang if lang in LANGUAGES else None
 
 
-def chosen(root=None):
+def chosen(root: str | Path | None = None) -> str:
     """The language of a command run without --lang: LAB_LANG when it names one, else the settled one."""
     return _for_one_command() or settled(root)
 
 
-def guessed(root=None):
+def guessed(root: str | Path | None = None) -> bool:
     """Whether a command run without --lang speaks the locale's language, for want of a choice:
     no LAB_LANG, and nothing remembered."""
     return _for_one_command() is None and remembered(root) is None
 
 
-def first_note(root=None):
+def first_note(root: str | Path | None = None) -> bool:
     """Whether the note on the locale's language is due: only the first time a command follows the
     locale in this checkout (or every time, where the checkout cannot be written)."""
     path = Path(root or ROOT) / NOTED
@@ -86,13 +92,13 @@ def first_note(root=None):
     return True
 
 
-def remember(lang, root=None):
+def remember(lang: str, root: str | Path | None = None) -> None:
     path = Path(root or ROOT) / SETTING
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(lang + "\n", encoding="utf-8")
 
 
-def typed(text, lang, root=None):
+def typed(text: str, lang: str, root: str | Path | None = None) -> str:
     """text with every make command in it as the learner must type it to read the answer in lang."""
     if lang not in LANGUAGES or lang == settled(root) or "make " not in text:
         return text

@@ -7,15 +7,21 @@ and the command lines word everything else, so that the learner reads every mess
 language of the report. A key inside a [table] is named table.key: say("report.step", ...).
 """
 
+from __future__ import annotations
+
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lab.text.language import typed
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 TEXTS = Path(__file__).resolve().parent
 
 
-def _flat(table, prefix=""):
+def _flat(table: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
     for key, value in table.items():
         if isinstance(value, dict):
             yield from _flat(value, f"{prefix}{key}.")
@@ -23,7 +29,7 @@ def _flat(table, prefix=""):
             yield prefix + key, value
 
 
-def _load(path):
+def _load(path: Path) -> dict[str, str]:
     with open(path, "rb") as handle:
         return dict(_flat(tomllib.load(handle)))
 
@@ -32,16 +38,16 @@ def _load(path):
 CATALOGUE = {path.stem: _load(path) for path in sorted(TEXTS.glob("??.toml"))}
 
 
-def say(key, lang="en", **values):
+def say(key: str, lang: str = "en", **values: object) -> str:
     """The text of key in lang (English for a language the lab has no text in), filled in; a make
     command in it carries LAB_LANG when lang is not the language this checkout speaks without it."""
     return typed(CATALOGUE.get(lang, CATALOGUE["en"])[key].format(**values), lang)
 
 
-def words_of(table, lang="en"):
+def words_of(table: str, lang: str = "en") -> Callable[..., str]:
     """say() for the keys of one [table] of the catalogue, in lang: words_of("report", "ja")("step", n=4)."""
 
-    def words(key, **values):
+    def words(key: str, **values: object) -> str:
         return say(f"{table}.{key}", lang, **values)
 
     return words
