@@ -92,6 +92,7 @@ class Deadline:
 
     def __init__(self, seconds: float, began: float | None = None) -> None:
         self.at = (time.monotonic() if began is None else began) + seconds
+        self.left_out = 0.0  # seconds it was moved later
 
     def left(self, waits_left_out: float = 0.0) -> float:
         """Seconds of the budget still to run, once `waits_left_out` more seconds are left out."""
@@ -99,6 +100,7 @@ class Deadline:
 
     def extend(self, seconds: float) -> None:
         self.at += seconds
+        self.left_out += seconds
 
 
 def this_process() -> CheckClock:

@@ -55,6 +55,8 @@ NAMES = {
     "git",
     "GitHub",
     "Classroom",
+    "Canvas",
+    "Moodle",
     "bubblewrap",
     "litequeue",
     "persist-queue",

@@ -13,6 +13,9 @@ either time is unknown) and by how many seconds; after the points, the adjustmen
 final points (the points plus the adjustments, never below 0: what canvas.csv and moodle.csv
 hold).
 
+cpu_waits_left_out: the seconds the learner's budgets were moved later because the machine kept
+its checks waiting for a CPU (lab/clock.py); a busy machine, not the learner's code.
+
 Predictions, per step: its state (none, written, rejects_correct_code, not_judged, or not_run
 with MUTANTS=0), the step's mutants it caught of how many, whether it caught the change to
 review; then their totals. A prediction that rejects correct code catches none of its step's
@@ -53,6 +56,7 @@ def header(steps):
         "commit",
         "graded_at",
         "seconds",
+        "cpu_waits_left_out",
         "cached",
         "budget_used_up",
         "problem",
@@ -102,6 +106,7 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
         submission.commit,
         graded_at,
         f"{submission.seconds:.1f}",
+        f"{submission.waits_left_out:.1f}",
         _yes(submission.cached),
         _yes(submission.budget_used),
         submission.problem,

@@ -32,6 +32,7 @@ class Submission:
     commit: str = ""  # HEAD of a git checkout
     cached: bool = False  # unchanged since it was last graded: its results were kept
     budget_used: bool = False  # its BUDGET ran out before every check and prediction ran
+    waits_left_out: float = 0.0  # seconds its budgets were moved later: its checks waited for a CPU (lab/clock.py)
     source: Path | None = None  # its entry in the class folder: a folder or a zip file
     details: dict = field(default_factory=dict)  # the fields of its problem's message
     found: dict = field(default_factory=dict)  # not graded: each place looked at -> what it holds
@@ -145,19 +146,27 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
             submission.problem or "class.no_steps", lang, file=submission.name, **submission.details
         )
         return
+    deadlines = []  # the learner's, then each credit run's share
     try:  # the budget counts from here: the first read of the files is part of it
         implementation = read(submission.impl, label=submission.name)
         target = Target(submission.name, steps, impl=str(submission.impl))
         deadline = Deadline(budget, began) if budget else None
+        deadlines.append(deadline)
         submission.results = run([target], time_limit, budget, deadline=deadline)
         # A step whose own checks all pass on the learner's code earns its credit as it is; only
         # the others run again with the reference standing in, each in a run and a share of the
         # budget of its own: a step whose checks use up time costs that step only.
         passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
         submission.credit = {n: [r for r in submission.results if r.step == n] for n in passing}
-        share = budget / len(steps) if budget else None
         for number in (n for n in steps if n not in passing):
-            found = run(credit.targets(submission.name, submission.impl, implementation, [number]), time_limit, share)
+            share = budget / len(steps) if budget else None
+            deadlines.append(Deadline(share) if share else None)
+            found = run(
+                credit.targets(submission.name, submission.impl, implementation, [number]),
+                time_limit,
+                share,
+                deadline=deadlines[-1],
+            )
             submission.credit.update(credit.split(found, submission.name)[1])
         if mutants:  # a Code Defenders-style score: the mutants the learner's own tests catch, in the same budget
             submission.predictions = predictions.run_predictions(
@@ -167,3 +176,4 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
         submission.problem = (str(error).splitlines() or [type(error).__name__])[0]
     finally:
         submission.seconds = time.monotonic() - began
+        submission.waits_left_out = sum(d.left_out for d in deadlines if d)
