@@ -17,9 +17,9 @@ Resampling is stratified: each resample draws, in every cell, as many pairs as t
 replacement, so that every resample keeps the run's design. The geometric mean (the mean of the
 logarithms) rather than the median: it treats a ratio and its inverse alike, and unlike the median
 of a few values it moves smoothly from one resample to the next, so its percentiles mean something.
-With very few pairs (five a cell at the default length) a bootstrap sees less spread than there
+With very few pairs (seven a cell at the default length) a bootstrap sees less spread than there
 is, and the interval is too narrow: the bench never calls a goal met on one cell's pairs, and lets
-one process count (ten pairs) say "not met" only at a wider level (bench.py: COUNT_LEVEL).
+one process count (fourteen pairs) say "not met" only at a wider level (bench.py: COUNT_LEVEL).
 
 The resampling draws from its own random.Random(SEED): the same measurements always give the same
 interval, and the verdict changes only when the measurements do.
