@@ -299,12 +299,12 @@ def render(rows, label, duration, where, lang="en", console=None):
     return judged
 
 
-def write(rows, label, out, duration=None):
+def write(rows, label, out, duration=None, judged=None):
     from lab.field import chart
 
     out = Path(out) if Path(out).is_absolute() else LAB_ROOT / out
     out.mkdir(parents=True, exist_ok=True)
-    judged = verdict(rows, duration if duration is not None else STEADY)
+    judged = judged or verdict(rows, duration if duration is not None else STEADY)
     pairs = [len(row.ratios[kind]) for row in rows for kind in KINDS]
     method = {
         "slice_seconds": SLICE,
@@ -335,8 +335,8 @@ def main(impl_path, label, duration, counts, out, lang="en", peers=False):
     if status is not None:
         return status
     rows, where = run(impl_path, label, duration, counts)
-    render(rows, label, duration, where, lang)
-    for path in write(rows, label, out, duration):
+    judged = render(rows, label, duration, where, lang)
+    for path in write(rows, label, out, duration, judged):
         print(words_of("field", lang)("bench_wrote", path=path))
     if peers:
         from lab.field.peers import bench as peers_bench  # peers/bench.py imports this module
