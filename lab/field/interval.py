@@ -63,8 +63,8 @@ def bootstrap(groups, level=LEVEL, resamples=RESAMPLES, seed=SEED):
 
 
 def decide(interval, goal):
-    """ "met" when the whole interval is at or below the goal, "not met" when it is wholly above,
-    and None (not decided at this length) when it reaches both sides."""
+    """What the interval allows: "met" when it is wholly at or below the goal, "not met" when it is
+    wholly above, and None (not decided at this length) when it reaches both sides."""
     if interval.high <= goal:
         return "met"
     if interval.low > goal:
