@@ -4,7 +4,7 @@ matplotlib with the Agg backend, so it draws on a machine without a display. Thr
 claims/s and completes/s (the medians of the slices; a solid line through the artifact, a dashed
 one through the floor, one colour per setting), and the ratio floor/artifact of both (the median,
 with a bar from the lower to the upper quartile of the pairs, and the goal as a line). The title
-says BENCH_TIME, the verdict and whether it is a preview.
+says BENCH_TIME, the verdict with its interval and whether the rates are a preview.
 """
 
 import matplotlib
