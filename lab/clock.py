@@ -67,7 +67,7 @@ class CheckClock:
 
     def waits_left_out(self) -> float:
         """Seconds since the clock started that it does not show: the wall clock's less its own."""
-        return time.monotonic() - self.began - self.seconds()
+        return max(0.0, time.monotonic() - self.began - self.seconds())
 
     def left(self, limit: float, since: float | None = None) -> float:
         """Seconds of `limit` still to run, as the wall clock will show them at the soonest (while

@@ -366,7 +366,7 @@ def _read_outputs(graded):
     book = graded.out_dir / "grades.csv"
     if book.is_file():
         for line in csv.DictReader(book.read_text(encoding="utf-8-sig").splitlines()):
-            graded.waits[line["learner"]] = float(line["cpu_waits_left_out"] or 0)
+            graded.waits[line["learner"]] = float(line["cpu_waits_left_out"] or 0)  # never below 0: no "'-" cell
     for kind in graded.kinds:
         path = graded.out_dir / "learners" / f"{kind.name}.json"
         if path.is_file():
