@@ -8,6 +8,7 @@ own (the kernel shares a CPU between sessions, not between processes).
 """
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -18,14 +19,14 @@ from learner_folders import make_learner
 from lab.clock import MIN_PACE, CheckClock
 from lab.model.course import LAB_ROOT
 
-ONE_CPU = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+CPU = min(os.sched_getaffinity(0))  # the one CPU the hogs and the code watched share
 HOGS = 6  # the code watched gets a seventh of its CPU at most (pinned together, the hogs hold one CPU)
 
 
 @pytest.fixture
 def hogs():
     started = [
-        subprocess.Popen([sys.executable, "-c", ONE_CPU + "while True: pass"], start_new_session=True)
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=_on_one_cpu, start_new_session=True)
         for _ in range(HOGS)
     ]
     yield
@@ -34,9 +35,13 @@ def hogs():
         hog.wait()
 
 
+def _on_one_cpu():
+    os.sched_setaffinity(0, {CPU})
+
+
 def _watched(code):
     """A process running `code` on the hogs' CPU, and a clock of it started with it."""
-    process = subprocess.Popen([sys.executable, "-c", ONE_CPU + code], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, preexec_fn=_on_one_cpu)
     return process, CheckClock(process.pid)
 
 
@@ -81,13 +86,11 @@ def _check(step, impl, folder, limit, pinned, credit=False, budget=None):
     arguments = [str(step), "--impl", str(impl), "--no-mutants", "--fresh", "--time-limit", f"{limit:g}"]
     arguments += ["--credit"] if credit else []
     arguments += ["--budget", f"{budget:g}"] if budget else []
-    run = (
-        ONE_CPU if pinned else ""
-    ) + "import runpy, sys; sys.argv[0] = 'lab'; runpy.run_module('lab', run_name='__main__')"
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", run, "check", *arguments, "--json", str(out)],
+        [sys.executable, "-m", "lab", "check", *arguments, "--json", str(out)],
         cwd=folder,
+        preexec_fn=_on_one_cpu if pinned else None,
         capture_output=True,
         text=True,
         timeout=600,

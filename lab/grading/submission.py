@@ -158,8 +158,8 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
         # budget of its own: a step whose checks use up time costs that step only.
         passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
         submission.credit = {n: [r for r in submission.results if r.step == n] for n in passing}
+        share = budget / len(steps) if budget else None
         for number in (n for n in steps if n not in passing):
-            share = budget / len(steps) if budget else None
             deadlines.append(Deadline(share) if share else None)
             found = run(
                 credit.targets(submission.name, submission.impl, implementation, [number]),
