@@ -37,3 +37,19 @@ def test_a_found_counterexample_is_reported_as_a_failure_within_the_default_time
     generated = [c for c in json.loads(out.read_text())["checks"] if c["check"].startswith("test_step_6_random")]
     assert done.returncode == 1 and [c["status"] for c in generated] == ["failed"], done.stdout[-2000:]
     assert generated[0]["clauses"] == ["C6.2"] and "called:" in generated[0]["message"]
+
+
+def test_checks_run_by_hand_leave_no_database_in_the_temporary_folder(tmp_path):
+    """`pytest checks/` with no plan from the lab: the databases the checks make lie in a scratch
+    folder of the run's own, removed when it ends, not one loose folder per database."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(LAB_ROOT), "TMPDIR": str(tmp_path), "LAB_LANG": "en"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "checks/test_02_enqueue.py"],
+        cwd=LAB_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert [p.name for p in tmp_path.iterdir() if not p.name.startswith("pytest-of-")] == []

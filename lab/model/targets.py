@@ -6,8 +6,10 @@ parametrised over them inside the child process that runs pytest.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -118,7 +120,7 @@ class Plan:
         path = os.environ.get(PLAN_VARIABLE)
         if not path:
             every_step = tuple(step.number for step in load_course())
-            return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))], scratch=tempfile.gettempdir())
+            return cls([Target("solutions", every_step, impl=str(SOLUTIONS_DIR))], scratch=_own_scratch())
         return cls.from_file(path)
 
     @classmethod
@@ -126,7 +128,17 @@ class Plan:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
         data["targets"] = [_target(t) for t in data["targets"]]
+        data["scratch"] = data.get("scratch") or _own_scratch()
         return cls(**data)
+
+
+def _own_scratch() -> str:
+    """A scratch folder for a plan that names none (``pytest checks/`` run by hand, a test's own
+    plan): the checks' databases go there, not loose in the system's temporary folder, and it is
+    removed when the process ends."""
+    folder = tempfile.mkdtemp(prefix="lease-lab-scratch-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def _target(data: dict[str, Any]) -> Target:
