@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import lab.grading.classroom as classroom
+from lab.clock import Deadline
 from lab.grading import kill_matrix, predictions
 from lab.grading.submission import find_submissions
 from lab.model.checks import checks_of
@@ -267,7 +268,12 @@ def test_predictions_count_in_the_learners_budget(tmp_path):
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(slow, encoding="utf-8"))
     began = time.monotonic()
     (found,) = predictions.run_predictions(
-        folder, (4,), time_limit=SLOW_TIME_LIMIT, use_cache=False, budget=SLOW_BUDGET, deadline=began + SLOW_BUDGET
+        folder,
+        (4,),
+        time_limit=SLOW_TIME_LIMIT,
+        use_cache=False,
+        budget=SLOW_BUDGET,
+        deadline=Deadline(SLOW_BUDGET, began),
     )
     assert time.monotonic() - began < SLOW_PREDICTION / 2  # stopped by the budget, long before the sleep ends
     # Cut short, it gave no verdict: not judged, neither wrong (as "rejects correct code" said) nor right.
