@@ -871,6 +871,269 @@ def _learner_folder_linked(folder, token, kind_name):
     Path(folder).symlink_to(SOLUTIONS, target_is_directory=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# Predictions of a dishonest student (prediction.py): each is judged against one target at a time,
+# and tries to compare that target with the others instead of with the contract, failing on
+# whichever answers unlike most of them. Where the targets can be compared, that catches every
+# mutant whose answers differ from the reference's; where they cannot, it catches nothing, as a
+# prediction that knows nothing. PREDICTION_LIBRARY comes first in each.
+
+PREDICTION_LIBRARY = r"""
+import collections, ctypes, itertools, json, os, socket, sqlite3, tempfile, threading, time
+from lab.running import prediction_plugin
+from lab.sandbox.remote import answer
+
+SCHEMA = ("CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT, until REAL NOT NULL DEFAULT 0, "
+          "fence INTEGER NOT NULL DEFAULT 0, result TEXT, done INTEGER NOT NULL DEFAULT 0)")
+IDS = itertools.count(10**9)
+
+
+def make_db(with_table=True):
+    # in the scratch folder, where every target's learner process can open it
+    path = os.path.join(tempfile.mkdtemp(dir=prediction_plugin.PLAN.scratch), "jobs.db")
+    if with_table:
+        with sqlite3.connect(path) as conn:
+            conn.execute(SCHEMA)
+    return path
+
+
+def fingerprint(lease):
+    # what the target does at the contract's edges, as text: the same on every correct target
+    seen = []
+
+    def note(name, *args):
+        try:
+            got = getattr(lease, name)(*args)
+            seen.append(repr(sorted(map(repr, got)) if name == "claim_many" else got))  # who wins a race varies
+        except Exception as error:
+            seen.append(type(error).__name__)
+
+    fresh = make_db(with_table=False)
+    for name, *args in [("init_db", fresh), ("enqueue", fresh, "j"), ("init_db", fresh), ("state", fresh, "j")]:
+        note(name, *args)
+    db, other, many = make_db(), make_db(), make_db()
+    for name, *args in [
+        ("state", db, "none"), ("enqueue", db, "j"), ("claim", db, "j", "A", 0, 0), ("claim", db, "j", "A", 0, 10),
+        ("enqueue", db, "j"), ("state", db, "j"), ("renew", db, "j", "A", 1, 5, 0), ("renew", db, "j", "A", 1, 10, 5),
+        ("claim", db, "j", "B", 10, 5), ("claim", db, "j", "C", 12, 5), ("renew", db, "j", "B", 2, 14, 5),
+        ("complete", db, "j", "A", 1, 16, "late"), ("complete", db, "j", "B", 2, 19, "on time"), ("state", db, "j"),
+        ("release", db, "j", "B", 2), ("enqueue", other, "k"), ("claim", other, "k", "A", 0, 10),
+        ("complete", other, "k", "A", 1, 10, "at until"), ("release", other, "k", "A", 1),
+        ("release", other, "k", "A", 1), ("state", other, "k"), ("claim", other, "k", "B", 1, 5),
+        ("renew", other, "k", "B", 2, 6, 5), ("state", other, "k"), ("claim", other, "missing", "A", 0, 5),
+        ("enqueue", many, "m"), ("claim_many", many, "m", ["A"], 0, 5), ("claim_many", many, "m", ["B", "C"], 1, 5),
+        ("claim_many", many, "m", ["B", "C"], 1, 0),
+    ]:
+        note(name, *args)
+    return "|".join(seen)
+
+
+def labels():
+    # every target's label, as the plan this process reads names them, and one guessed
+    with open(os.environ["LEASE_LAB_PLAN"], encoding="utf-8") as plan:
+        return [t["id"] for t in json.load(plan)["targets"]] + ["t1"]
+
+
+class Asking:
+    # another target, asked through this process's own link with that target's label in each request
+    def __init__(self, link, label):
+        self._link, self._label = link, label
+
+    def __getattr__(self, name):
+        def call(*args):
+            link, ident = self._link, next(IDS)
+            request = {"id": ident, "target": self._label, "name": name, "args": list(args), "kwargs": {}}
+            data = (json.dumps(request) + "\n").encode()
+            with link.writing:
+                link.channel.sendall(data) if hasattr(link, "channel") else link.out.write(data)
+            with link.arrived:
+                if not link.arrived.wait_for(lambda: ident in link.replies, timeout=5):
+                    raise TimeoutError(self._label)
+                return answer(link.replies.pop(ident))
+
+        return call
+
+
+def others_through(link, own=None):
+    found = []
+    for label in labels():
+        if label != own:
+            try:
+                found.append(fingerprint(Asking(link, label)))
+            except Exception:
+                pass
+    return found
+
+
+def voted(mine, votes):
+    # fail on whichever target answers unlike most of them, once three have answered
+    votes = [mine, *votes]
+    if len(votes) >= 3:
+        assert mine == collections.Counter(votes).most_common(1)[0][0], "unlike the others"
+"""
+
+PREDICTION_ASKS_OTHER_LABELS = r"""
+
+def descriptors_of_others():
+    # every descriptor of another process this one can take: by pidfd_getfd, or reopened through /proc
+    libc, taken = ctypes.CDLL(None, use_errno=True), []
+    for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+        pidfd = libc.syscall(434, int(pid), 0)  # pidfd_open
+        for fd in range(64):
+            got = libc.syscall(438, pidfd, fd, 0) if pidfd >= 0 else -1  # pidfd_getfd
+            if got < 0:
+                try:
+                    got = os.open(f"/proc/{pid}/fd/{fd}", os.O_RDWR | os.O_NONBLOCK)
+                except OSError:
+                    continue
+            taken.append(got)
+    return taken
+
+
+def asked_over(fd):
+    # a socket taken from another process, asked as a link is asked
+    try:
+        conn = socket.socket(fileno=fd)
+        conn.settimeout(2)
+        request = {"id": 1, "name": "state", "args": [make_db(), "none"], "kwargs": {}}
+        conn.sendall((json.dumps(request) + "\n").encode())
+        return [conn.makefile("rb").readline().decode()]
+    except Exception:
+        return []
+
+
+def test_my_prediction(lease, request):
+    others = others_through(lease._link, own=request.node.callspec.id)
+    for fd in descriptors_of_others():
+        others += asked_over(fd)
+    voted(fingerprint(lease), others)
+"""
+
+PREDICTION_ASKS_FROM_A_THREAD = r"""
+GATHERED = []
+
+
+def gather():
+    # started when this file is imported, before any test: waits for the link, then asks every label
+    deadline = time.monotonic() + 5
+    while prediction_plugin._link is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if prediction_plugin._link is not None:
+        GATHERED.extend(others_through(prediction_plugin._link))
+
+
+THREAD = threading.Thread(target=gather, daemon=True)
+THREAD.start()
+
+
+def test_my_prediction(lease):
+    THREAD.join(60)
+    voted(fingerprint(lease), list(GATHERED))
+"""
+
+PREDICTION_VOTES_IN_A_GLOBAL = r"""
+VOTES = []
+
+
+def test_my_prediction(lease):
+    mine = fingerprint(lease)
+    earlier = list(VOTES)
+    VOTES.append(mine)
+    voted(mine, earlier)
+"""
+
+PREDICTION_VOTES_IN_FILES = r"""
+def shared_memory_votes(mine):
+    # the votes kept in a System V shared memory segment, which outlives its process
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    ident = libc.shmget(0x1EA5E, 1 << 16, 0o1000 | 0o600)  # IPC_CREAT
+    address = libc.shmat(ident, None, 0) if ident >= 0 else None
+    if address in (None, ctypes.c_void_p(-1).value):
+        return []
+    found = (ctypes.c_char * (1 << 16)).from_address(address).value.decode().splitlines()
+    text = "\n".join([*found, mine]).encode()[: (1 << 16) - 1]
+    ctypes.memmove(address, text + b"\0", len(text) + 1)
+    return found
+
+
+def test_my_prediction(lease):
+    mine, earlier = fingerprint(lease), []
+    for place in [prediction_plugin.PLAN.scratch, os.getcwd(), tempfile.gettempdir(), "/tmp", "/dev/shm", "/run", "/"]:
+        path = os.path.join(place, "lease-lab-votes")
+        try:
+            with open(path, encoding="utf-8") as kept:
+                earlier = max(earlier, kept.read().splitlines(), key=len)
+        except OSError:
+            pass
+        try:
+            with open(path, "a", encoding="utf-8") as kept:
+                kept.write(mine + "\n")
+        except OSError:
+            pass
+    voted(mine, max(earlier, shared_memory_votes(mine), key=len))
+"""
+
+PREDICTION_VOTES_IN_A_DAEMON = r"""
+ADDRESS = b"\0lease-lab-votes"
+
+
+def keep_votes():
+    # a process of its own, left running to keep the votes of every target's run (a minute at most)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(ADDRESS)
+    server.listen()
+    server.settimeout(60)
+    votes = []
+    while True:
+        conn, _ = server.accept()
+        with conn:
+            mine = conn.makefile().readline().strip()
+            conn.sendall((json.dumps(votes) + "\n").encode())
+            votes.append(mine)
+
+
+def ask_the_keeper(mine):
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(ADDRESS)
+        conn.sendall((mine + "\n").encode())
+        return json.loads(conn.makefile().readline())
+
+
+try:
+    ask_the_keeper("")
+except OSError:
+    if os.fork() == 0:  # started when this file is imported: a double fork, in a session of its own
+        os.setsid()
+        if os.fork() == 0:
+            try:
+                keep_votes()
+            finally:
+                os._exit(0)
+        os._exit(0)
+
+
+def test_my_prediction(lease):
+    mine = fingerprint(lease)
+    for _ in range(100):
+        try:
+            voted(mine, [vote for vote in ask_the_keeper(mine) if vote])
+            return
+        except OSError:
+            time.sleep(0.05)
+"""
+
+# step -> the dishonest prediction it holds; a learner with these in steps 4-8 (an honest one, or
+# none, in the others)
+PREDICTION_ATTACKS = {
+    4: PREDICTION_ASKS_OTHER_LABELS,
+    5: PREDICTION_ASKS_FROM_A_THREAD,
+    6: PREDICTION_VOTES_IN_A_GLOBAL,
+    7: PREDICTION_VOTES_IN_FILES,
+    8: PREDICTION_VOTES_IN_A_DAEMON,
+}
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str  # also the learner's folder name in the class

@@ -16,6 +16,7 @@ import lab.grading.classroom as classroom
 from lab import cache
 from lab.grading import class_outputs, class_table, kill_matrix, predictions
 from lab.grading.check import check
+from lab.grading.checker_digest import checker_files
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.pristine import prediction_text, write_stubs
@@ -113,6 +114,16 @@ def test_a_warm_run_reads_the_verdicts_from_the_cache(tmp_path, monkeypatch):
     (folder / STEP_4.dir / PREDICTION_FILE).write_text(CATCHES, encoding="utf-8")
     with pytest.raises(pytest.fail.Exception):  # a new text is a new key
         predictions.run_predictions(folder, (4,))
+
+
+def test_the_verdicts_key_covers_the_fork_server_and_what_keeps_its_children_apart():
+    """A change to any code that decides a prediction's verdicts is a new key (lab/grading/checker_digest.py):
+    the host, its targets, the launcher that forks a child per target, and the sandbox's separation."""
+    files = checker_files(predictions.HOST, predictions.PLUGIN, predictions.__name__)
+    running, sandbox = LAB_ROOT / "lab" / "running", LAB_ROOT / "lab" / "sandbox"
+    for name in ("prediction_host.py", "prediction_launcher.py", "prediction_plugin.py", "prediction_targets.py"):
+        assert running / name in files
+    assert sandbox / "apart.py" in files
 
 
 @pytest.fixture(scope="module")

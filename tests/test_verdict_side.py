@@ -11,14 +11,17 @@ import io
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
 
+import attack_submissions as attacks
 import pytest
 
 import lab.grading.classroom as classroom
@@ -27,10 +30,11 @@ from lab.grading import kill_matrix, predictions
 from lab.grading.submission import find_submissions
 from lab.model.checks import checks_of
 from lab.model.course import LAB_ROOT, load_course
-from lab.model.implementation import MAX_FILE, assemble, read
+from lab.model.implementation import MAX_FILE, assemble, load, read
+from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.model.prediction_file import PREDICTION_FILE
-from lab.model.results import PredictionStatus
-from lab.model.targets import Plan, Target
+from lab.model.results import PredictionOutcome, PredictionStatus
+from lab.model.targets import Plan, Target, implementation_of
 from lab.running import prediction_plugin
 from lab.running.runner import _check_files, _probed, _seen_by_child, run
 from lab.sandbox import channel, confinement, integrity
@@ -320,6 +324,77 @@ def test_a_prediction_sees_its_targets_only_through_their_behaviour(tmp_path):
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
     assert found.status == PredictionStatus.WRITTEN, found.message
     assert found.outcomes and found.caught_count == 0
+
+
+HONEST = {  # step -> an honest prediction, beside the dishonest ones of the same learner
+    1: """
+def test_my_prediction(lease, db):
+    lease.enqueue(db, "job")
+    lease.init_db(db)
+    assert lease.state(db, "job") is not None
+""",
+    2: """
+def test_my_prediction(lease, db):
+    assert lease.enqueue(db, "job") is True
+    assert lease.claim(db, "job", "A", now=0, ttl=10) == 1
+    assert lease.enqueue(db, "job") is False
+    assert lease.state(db, "job")["owner"] == "A"
+""",
+    3: """
+def test_my_prediction(lease, db):
+    assert lease.state(db, "nope") is None
+""",
+}
+
+
+def verdict_here(text, target, folder):
+    """Whether the prediction passes against target run here, the target loaded by the lab's own
+    loader: the verdict it must get, found without the predictions' processes."""
+    namespace = {}
+    exec(compile(text, "prediction.py", "exec"), namespace)
+    db = tempfile.mkdtemp(dir=folder) + "/jobs.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(prediction_plugin._conftest.SCHEMA)  # the table the `db` fixture makes
+    try:
+        namespace["test_my_prediction"](load(implementation_of(target)).module, db)
+    except Exception:  # noqa: BLE001 - anything the test raises fails it, as in pytest
+        return False
+    return True
+
+
+@sandboxed
+@pytest.mark.usefixtures("cache_entries_added_only")
+def test_a_prediction_is_judged_against_its_target_and_compares_it_with_no_other(tmp_path):
+    """The dishonest predictions of tests/attack_submissions.py, in steps 4-8 of one learner: each
+    fails on whichever target answers unlike most of the others it can reach (by another target's
+    label in the link's requests, descriptors of other processes, a thread started at import, a
+    module global, files and shared memory, a daemon). Where the targets could be compared, they
+    caught most mutants; judged against one target at a time, each catches nothing, as a
+    prediction that knows nothing. The honest predictions of steps 1-3, in the same run, get
+    exactly the verdicts they get here, run against each target by the lab's own loader."""
+    folder = tmp_path / "steps"
+    shutil.copytree(LAB_ROOT / "solutions", folder)
+    for step in load_course():
+        dishonest = attacks.PREDICTION_ATTACKS.get(step.number)
+        text = attacks.PREDICTION_LIBRARY + dishonest if dishonest else HONEST[step.number]
+        (folder / step.dir / PREDICTION_FILE).write_text(text, encoding="utf-8")
+    steps = [step.number for step in load_course()]
+    found = predictions.run_predictions(folder, steps, time_limit=60, use_cache=False)
+    for prediction in found:
+        own = [m.id for m in load_mutants() if m.step == prediction.step]
+        assert prediction.status == PredictionStatus.WRITTEN, (prediction.step, prediction.said("en"))
+        if prediction.step in attacks.PREDICTION_ATTACKS:
+            assert prediction.outcomes == dict.fromkeys(own, PredictionOutcome.MISSED), prediction.step
+            continue
+        text, step = HONEST[prediction.step], (prediction.step,)
+        assert verdict_here(text, Target(f"solutions-{prediction.step}", step, impl=str(SOLUTIONS_DIR)), tmp_path)
+        expected = {
+            m: PredictionOutcome.MISSED
+            if verdict_here(text, Target(m, step, mutant=m), tmp_path)
+            else PredictionOutcome.CAUGHT
+            for m in own
+        }
+        assert prediction.outcomes == expected and prediction.caught_count >= 1, prediction.step
 
 
 FORGES_MEETINGS = '''

@@ -3,10 +3,11 @@
 It gives ``test_my_prediction`` the checks' own fixtures: ``lease`` parametrised over the plan's
 targets of the prediction's step (the reference and each mutant, known here only by labels
 drawn at random: lab/running/prediction_host.py), and ``db`` / ``new_db``, a fresh database file
-with the jobs table. Each function of ``lease`` is a call through the host, which alone knows
-which target a label stands for. The prediction files are copies named ``test_prediction_NN.py``
-(NN: the step) in a folder of their own, so no conftest.py of the learner and none of the lab's
-checks take part.
+with the jobs table. Each target's run is a process of its own, forked for it
+(lab/running/prediction_launcher.py), and each function of ``lease`` a call through that
+target's own channel to the host, which alone knows which target it serves. The prediction
+files are copies named ``test_prediction_NN.py`` (NN: the step) in a folder of their own, so no
+conftest.py of the learner and none of the lab's checks take part.
 """
 
 import functools
@@ -14,7 +15,7 @@ import importlib.util
 import itertools
 import json
 import linecache
-import os
+import socket
 import sys
 import threading
 import traceback
@@ -25,7 +26,6 @@ import pytest
 from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, load_course, step_of_check
 from lab.model.results import CheckStatus, Words, as_json
 from lab.model.targets import Plan
-from lab.running.prediction_host import BROKER
 from lab.running.recorder import recorder_of
 from lab.sandbox.remote import answer
 
@@ -56,11 +56,12 @@ def pytest_generate_tests(metafunc):
 
 
 class Link:
-    """This process's end of the pipes to the prediction host: calls out, their answers back."""
+    """This process's end of its target's channel to the prediction host (a socket): calls out,
+    their answers back. The channel serves that one target, whatever a request names."""
 
-    def __init__(self, fds):
-        requests, replies = (int(fd) for fd in fds.split(","))
-        self.out, self.answers = os.fdopen(requests, "wb", buffering=0), os.fdopen(replies, "rb")
+    def __init__(self, fd):
+        self.channel = socket.socket(fileno=fd)
+        self.answers = self.channel.makefile("rb")
         self.ids, self.writing, self.arrived, self.replies = (
             itertools.count(),
             threading.Lock(),
@@ -69,11 +70,11 @@ class Link:
         )
         threading.Thread(target=self._read, daemon=True).start()
 
-    def call(self, label, name, *args, **kwargs):
+    def call(self, name, *args, **kwargs):
         ident = next(self.ids)
-        request = {"id": ident, "target": label, "name": name, "args": list(args), "kwargs": kwargs}
+        request = {"id": ident, "name": name, "args": list(args), "kwargs": kwargs}
         with self.writing:
-            self.out.write((json.dumps(request) + "\n").encode())
+            self.channel.sendall((json.dumps(request) + "\n").encode())
         with self.arrived:
             self.arrived.wait_for(lambda: ident in self.replies)
             return answer(self.replies.pop(ident))
@@ -87,26 +88,32 @@ class Link:
 
 
 class Target:
-    """A target of the prediction: its functions, each a call through the host."""
+    """The target of the prediction: its functions, each a call through the host."""
 
-    def __init__(self, link, label):
-        self._link, self._label = link, label
+    def __init__(self, link):
+        self._link = link
 
     def __getattr__(self, name):
         if name not in FUNCTIONS:
             raise AttributeError(name)
-        return functools.partial(self._link.call, self._label, name)
+        return functools.partial(self._link.call, name)
 
 
 FUNCTIONS = {step.function for step in load_course()}
-_link = Link(os.environ[BROKER]) if BROKER in os.environ else None
+_link = None  # this process's channel, once the launcher forked it for a target (connect)
+
+
+def connect(fd):
+    """The channel of the one target this process runs the predictions against."""
+    global _link
+    _link = Link(fd)
 
 
 @pytest.fixture
 def lease(request):
     """The target this run of the prediction is for: the reference or a mutant, it cannot tell."""
     step_of(request.node)
-    return Target(_link, request.param.id)
+    return Target(_link)
 
 
 @pytest.hookimpl(wrapper=True)
