@@ -150,6 +150,9 @@ def _group(hierarchy: Path, settings: dict[str, int]) -> Path | None:
     offer is skipped), or None."""
     if not _can_make_groups(hierarchy):
         return None
+    if hierarchy not in _swept:
+        _swept.add(hierarchy)
+        remove_stale_groups(hierarchy)
     group = hierarchy / f"lease-lab-{os.getpid()}-{next(_names)}"
     try:
         group.mkdir()
@@ -182,6 +185,34 @@ def remove_groups_of(pid: int) -> None:
     for hierarchy in (PIDS_HIERARCHY, MEMORY_HIERARCHY):
         for group in hierarchy.glob(f"lease-lab-{pid}-*") if hierarchy.is_dir() else ():
             remove_group(group)
+
+
+_swept: set[Path] = set()  # the hierarchies this process has swept of stale groups
+
+
+def remove_stale_groups(hierarchy: Path) -> None:
+    """Remove the empty groups that processes of the lab made and left when they ended without
+    removing them (a process killed by its test runner, a group still busy when its child was
+    ended): those named for a process that no longer runs. Swept once per process, before its
+    first group in the hierarchy; a group that still holds a process stays."""
+    for group in hierarchy.glob("lease-lab-*-*"):
+        maker = group.name.split("-")[2]
+        if not maker.isdigit() or _runs(int(maker)):
+            continue
+        try:
+            group.rmdir()
+        except OSError:  # not empty, or removed by another process meanwhile
+            pass
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        pass
+    return True
 
 
 def remove_group(group: Path) -> None:
