@@ -38,6 +38,7 @@ CLASS_OUT ?= reports/class
 # SIMILAR: check-class flags a submission when this share of its own code is found in the reference or a classmate's (default 0.9).
 # ROSTER: check-class's roster (CSV: id,name,due): missing, late and not-on-the-roster learners marked; ASSIGNMENT: the
 # title of canvas.csv's and moodle.csv's column. The adjustments written by hand are CLASS_OUT/adjustments.csv.
+# PARTIAL=1: check-class gives a step without credit the share of its checks that pass (grades.csv, Canvas, Moodle).
 
 # `make language ja` sets the lab up in the language just chosen.
 ifeq (language,$(firstword $(MAKECMDGOALS)))
@@ -111,10 +112,10 @@ backups: $(STAMP) ## list the backups of step N, newest first: when, what made e
 watch: $(STAMP) ## check step N again on every change under steps/ (Ctrl-C stops): make watch 4
 	@exec $(PY) -m lab watch "$(N)" $(TIME_LIMIT_FLAG) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(filter 1,$(VERBOSE)),--verbose)
 
-#ja check-class   DIR の下の学習者のフォルダと zip をすべて検査: 学習者 × ステップの表、成績表、Canvas と Moodle 用の CSV、グラフ、返却用のフィードバックを CLASS_OUT に (ROSTER=: 名簿)
-check-class: $(STAMP) ## check every learner folder and zip under DIR: table learner x step, gradebook, Canvas and Moodle files, chart and feedback to hand back in CLASS_OUT (ROSTER=: the roster)
+#ja check-class   DIR の下の学習者のフォルダと zip をすべて検査: 学習者 × ステップの表、成績表、Canvas と Moodle 用の CSV、グラフ、返却用のフィードバックを CLASS_OUT に (ROSTER=: 名簿、PARTIAL=1: 部分点)
+check-class: $(STAMP) ## check every learner folder and zip under DIR: table learner x step, gradebook, Canvas and Moodle files, chart and feedback to hand back in CLASS_OUT (ROSTER=: the roster, PARTIAL=1: partial credit)
 	@$(PY) -m lab class "$(DIR)" --out "$(CLASS_OUT)" $(TIME_LIMIT_FLAG) $(if $(BUDGET),--budget $(BUDGET)) $(if $(filter 0,$(MUTANTS)),--no-mutants) $(if $(SIMILAR),--similar $(SIMILAR)) \
-	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
+	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(filter 1,$(PARTIAL)),--partial-credit)
 
 #ja classroom-workflow  course.toml から GitHub Classroom の自動採点ワークフロー .github/workflows/classroom.yml を作る (ステップごとに 1 つのテスト、配点つき)
 classroom-workflow: $(STAMP) ## write GitHub Classroom's autograding workflow .github/workflows/classroom.yml from course.toml (one test per step, with its points)

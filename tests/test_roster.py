@@ -318,3 +318,32 @@ def test_moodle_csv_is_the_shape_moodle_imports(term):
         ["cho", "'+Cho Sato", "2"],
     ]
     assert (out / "runs").is_dir() and (out / "latest" / "moodle.csv").read_bytes() == (out / "moodle.csv").read_bytes()
+
+
+def test_partial_credit_gives_a_step_without_credit_the_share_of_its_checks_that_pass(term, tmp_path):
+    """--partial-credit: ben's step 4 (a claim refused at the lease's end) earns its point times
+    the share of its own checks that pass, in points, final and the LMS files; the credit column
+    stays whole steps. A re-run with the graded class's outputs: nobody is checked again."""
+    *_, out = term
+    shutil.copytree(out, tmp_path / "out")
+    root = out.parent / "class"
+    path = out.parent / "roster.csv"
+    done = run_class(root, tmp_path / "out", "--roster", str(path), "--assignment", TITLE, "--partial-credit")
+    assert done.returncode == ExitStatus.ALL_PASS, done.stdout + done.stderr
+    assert "Checked in this run: 0 of 3 learners" in done.stdout
+    feedback = (tmp_path / "out" / "feedback" / "ben.md").read_text(encoding="utf-8")
+    after = feedback.split("## Partial credit\n", 1)[1]
+    table = next(chunk for chunk in after.split("\n\n") if chunk.startswith("| "))  # after the rule
+    (row,) = [line for line in table.splitlines() if line.startswith("| 4 | ")]
+    _, _, checks, share, _ = row.split("|")
+    passed, total = map(int, checks.split("/"))
+    assert 0 < passed < total and float(share) == round(passed / total, 2)
+    book, whole = gradebook(tmp_path / "out"), gradebook(out)
+    assert float(book["ben"]["points"]) == LAST - 1 + float(share)
+    assert float(book["ben"]["final"]) == LAST - 0.5 + float(share)  # the adjustment of +0.5 still applies
+    assert (
+        book["ben"]["step4_credit"] == whole["ben"]["step4_credit"] == "0"
+        and book["ada"]["points"] == whole["ada"]["points"]
+    )
+    canvas = {row[2]: row for row in read_csv(tmp_path / "out" / "canvas.csv")}
+    assert float(canvas["ben"][-1]) == float(book["ben"]["final"])

@@ -21,6 +21,7 @@ def add_arguments(parser):
     parser.add_argument("--similar", type=float, default=SIMILAR, metavar="SHARE")
     parser.add_argument("--roster", metavar="FILE")
     parser.add_argument("--assignment", default=ASSIGNMENT, metavar="TITLE")
+    parser.add_argument("--partial-credit", action="store_true")
 
 
 def run(arguments, settings):
@@ -68,6 +69,8 @@ def run(arguments, settings):
         similar=arguments.similar,
         roster=learners,
     )
+    for submission in outcome.submissions if arguments.partial_credit else ():
+        submission.standing.partial = True
     for nobody in adjustments.attach(outcome.submissions, adjusted):  # a typo in a name, or one who left
         where = {"file": settings.out / adjustments.FILE, "line": nobody.line}
         print(inert.terminal(say("class.adjust_nobody", lang, learner=nobody.learner, **where)))

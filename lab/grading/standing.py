@@ -4,7 +4,9 @@ with its words for the class table and the feedback.
 
 The final points are the credited steps' points (grades.csv's `points`) plus every adjustment,
 never below 0. Lateness changes no points by itself: an instructor who takes points off for it
-writes an adjustment (lab/grading/adjustments.py).
+writes an adjustment (lab/grading/adjustments.py). With partial credit (`class --partial-credit`)
+a step without credit earns its points times the share of its own checks that ran and passed,
+to the hundredth; the credit column and the Classroom workflow stay a step passed or not.
 """
 
 from dataclasses import dataclass, field
@@ -13,12 +15,14 @@ from decimal import Decimal
 
 from lab.grading import credit
 from lab.model.course import load_course
+from lab.model.results import CheckStatus
 from lab.text import inert
 from lab.text.messages import words_of
 
 ON_ROSTER, MISSING, NOT_ON_ROSTER = "on_roster", "missing", "not_on_roster"
 BY_COMMIT, BY_FILES = "commit", "files"
 BY_WORDS = {BY_COMMIT: "by_commit", BY_FILES: "by_files"}  # how each time was found, said
+HUNDREDTH = Decimal("0.01")  # what partial credit is rounded to
 
 
 @dataclass
@@ -29,6 +33,7 @@ class Standing:
     handed_in: float | None = None  # seconds since the epoch: the last commit's time, else the newest file's
     handed_in_by: str = ""  # BY_COMMIT or BY_FILES
     adjustments: list = field(default_factory=list)  # adjustments.Adjustment, in the file's order
+    partial: bool = False  # a step without credit earns the share of its checks that pass
 
     @property
     def late_seconds(self):
@@ -39,13 +44,26 @@ class Standing:
 
 
 def points(submission):
-    """(points earned, points possible): each credited step's `points` in course.toml; none for
-    a learner who could not be graded (or handed in nothing)."""
+    """(points earned, points possible): each credited step's `points` in course.toml, and with
+    partial credit a share of the others'; none for a learner who could not be graded (or handed
+    in nothing)."""
     course = load_course()
     possible = sum(step.points for step in course)
     if submission.problem:
         return 0, possible
-    return sum(step.points for step in course if credit.earned(submission.credit.get(step.number, []))), possible
+    return number(sum((step_points(submission, step) for step in course), Decimal(0))), possible
+
+
+def step_points(submission, step):
+    """The points one step earns: all of them with its credit; without, none, or with partial
+    credit its points times the share of its own checks that ran and passed."""
+    results = submission.credit.get(step.number, [])
+    if credit.earned(results):
+        return Decimal(step.points)
+    if not of(submission).partial or not results:
+        return Decimal(0)
+    passed = sum(r.status == CheckStatus.PASSED for r in results)
+    return (Decimal(step.points) * passed / len(results)).quantize(HUNDREDTH)
 
 
 def of(submission):
@@ -58,7 +76,7 @@ def adjustment(submission):
 
 def final(submission):
     """The points earned plus every adjustment, never below 0."""
-    return number(max(Decimal(0), points(submission)[0] + adjustment(submission)))
+    return number(max(Decimal(0), Decimal(str(points(submission)[0])) + adjustment(submission)))
 
 
 def number(value):
@@ -108,6 +126,15 @@ def feedback_lines(submission, lang="en"):
         at, due, by = moment(standing.handed_in), moment(standing.due), words(BY_WORDS[standing.handed_in_by])
         tail = words("fb_late", span=span(late, lang), due=due) if late > 0 else words("fb_in_time", due=due)
         lines += [words("fb_handed_in", at=at, by=by) + tail, ""]
+    shares = [step for step in load_course() if standing.partial and 0 < step_points(submission, step) < step.points]
+    if shares and not submission.problem:
+        lines += [f"## {words('fb_partial')}", "", words("fb_partial_rule"), ""]
+        lines += [f"| {words('fb_col_step')} | {words('fb_col_checks')} | {words('fb_col_points')} |", "|---|---|---|"]
+        for step in shares:
+            results = submission.credit[step.number]
+            passed = sum(r.status == CheckStatus.PASSED for r in results)
+            lines.append(f"| {step.number} | {passed}/{len(results)} | {number(step_points(submission, step))} |")
+        lines.append("")
     if standing.adjustments:
         lines += [f"## {words('fb_adjustments')}", ""]
         lines += [f"| {words('fb_col_points')} | {words('fb_col_comment')} | {words('fb_col_by')} |", "|---|---|---|"]
