@@ -125,16 +125,16 @@ classroom-workflow: $(STAMP) ## write GitHub Classroom's autograding workflow .g
 artifact: $(STAMP) ## write IMPL as one importable module to OUT (default build/lease.py)
 	@$(PY) -m lab artifact --impl "$(IMPL)" --out "$(OUT)"
 
-#ja demo          ワーカー A と B の話を、IMPL の成果物の上で 2 つのプロセスが実演 (検査に合格していること。UNCHECKED=1: 検査なしで。PEERS=1: litequeue と persist-queue でも)
-demo: $(STAMP) ## the worker A/B story, live: two processes over IMPL's artifact (its checks must pass; UNCHECKED=1: even if not; PEERS=1: also on litequeue, persist-queue)
+#ja demo          ワーカー A と B の話を、IMPL の成果物の上で 2 つのプロセスが実演 (検査に合格していること。UNCHECKED=1: 検査なしで。PEERS=1: litequeue、persist-queue、huey でも両方の順序で)
+demo: $(STAMP) ## the worker A/B story, live: two processes over IMPL's artifact (its checks must pass; UNCHECKED=1: even if not; PEERS=1: also on litequeue, persist-queue, huey, in both orders)
 	@$(PY) -m lab demo --impl "$(IMPL)" $(if $(filter 1,$(UNCHECKED)),--unchecked) $(if $(filter 1,$(PEERS)),--peers)
 
 #ja stress        IMPL に対して、プロセス、停止、時計の跳躍、SIGKILL を SECONDS 秒 (3): SEED= で同じ予定を再生
 stress: $(STAMP) ## processes, stalls, clock jumps and SIGKILLs over IMPL for SECONDS (3); SEED= replays a schedule
 	@$(PY) -m lab stress --impl "$(IMPL)" --seconds $(SECONDS) $(if $(SEED),--seed $(SEED))
 
-#ja bench         1〜8 プロセスでの claim/秒 と complete/秒 を素の sqlite3 と比較: 表と reports/bench/ (PEERS=1: litequeue、persist-queue と並べて)
-bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/ (PEERS=1: beside litequeue, persist-queue)
+#ja bench         1〜8 プロセスでの claim/秒 と complete/秒 を素の sqlite3 と比較: 表と reports/bench/ (PEERS=1: litequeue、persist-queue、huey と同じ条件で並べて)
+bench: $(STAMP) ## claims/s and completes/s with 1-8 processes against raw sqlite3: table, reports/bench/ (PEERS=1: beside litequeue, persist-queue, huey, like for like)
 	@$(PY) -m lab bench --impl "$(IMPL)" --duration $(BENCH_TIME) $(if $(filter 1,$(PEERS)),--peers)
 
 #ja bench-loop    学習者のループの時間を、温まった check-step 1 との比で 1 回の実行で測る: check-step 8 (変更なし、編集直後)、watch 8、新しいクローン (REPEAT=3、CLONE=0: クローンなし、JSON=)

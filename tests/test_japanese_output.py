@@ -60,6 +60,7 @@ NAMES = {
     "bubblewrap",
     "litequeue",
     "persist-queue",
+    "huey",
     "Ctrl",
     "TODO",
     "WAL",

@@ -1,15 +1,16 @@
-"""`make bench PEERS=1`: take-and-finish pairs per second on the artifact and the two queues.
+"""`make bench PEERS=1`: take-and-finish pairs per second on the artifact and the three queues.
 
-One process of the peers' venv (contender.py) holds all three and answers slices: SLICE seconds
-of pairs on one contender. Rounds of one slice each follow each other, the contender that starts
-a round turning, so that a slow moment falls on all alike, until each has had BENCH_TIME seconds
-(at least MIN_ROUNDS rounds, at most MAX_ROUNDS). A row shows the median rate of its slices with
-the quartiles, and the median of the rounds' "this / the artifact" with its quartiles.
-
-Not the same work, and the table says so: a queue pops the next message and acknowledges it by
-its id over one connection kept open, in its own journal and synchronous settings (read back
-from its connection); the artifact claims a named job with an owner and a ttl and completes it
-with the fence, a connection per call, rollback journal and synchronous=FULL, as the contract asks.
+One process of the peers' venv (contender.py) holds every variant and answers slices: SLICE
+seconds of pairs on one variant. Each contender runs twice in the same run: like for like (the
+group "same": WAL, synchronous=FULL, one connection per worker kept open, one item taken and
+finished per pair) and as it ships (the group "own": its own settings; the artifact under the
+contract's, rollback journal and a connection per call). Rounds of one slice each follow each
+other, the variant that starts a round turning, so that a slow moment falls on all alike, until
+each has had BENCH_TIME seconds (at least MIN_ROUNDS rounds, at most MAX_ROUNDS). A row shows the
+median rate of its slices with the quartiles, and the median of the rounds' "this / the artifact
+of the same group" with its quartiles. Its settings are read back from the connection the
+variant works through, before the first slice and after the last, and the connections it opened
+during its slices are counted: what the row says is what ran.
 """
 
 import json
@@ -25,6 +26,7 @@ from rich.table import Table
 from lab.field.artifact import materialize
 from lab.field.bench import STEADY, quartiles
 from lab.field.peers import environment
+from lab.field.peers.drivers import SAME
 from lab.field.peers.story import WORDS
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
@@ -33,16 +35,25 @@ from lab.text.messages import words_of
 SLICE = 0.05  # seconds: a few pairs of the artifact even at its slowest
 MIN_ROUNDS, MAX_ROUNDS = 5, 400
 ANSWER_SECONDS = 60  # one slice, or the filling before the first, on a starved machine
+GROUPS = {"same": "p_group_same", "own": "p_group_own"}  # like for like first: the rows that compare
+CONNECTIONS = {"kept": "p_connection_kept", "per_call": "p_connection_per_call"}
 
 
 @dataclass
 class Contender:
+    key: str  # "huey@same": the contender and its group
     name: str
+    group: str
     version: str
     journal: str
     synchronous: str
+    connection: str  # "kept" or "per_call"
+    files: list
     rates: list = field(default_factory=list)  # pairs per second of each slice, in order
-    ratios: list = field(default_factory=list)  # this slice's rate / the artifact's, round by round
+    ratios: list = field(default_factory=list)  # this slice's rate / its group's artifact's, round by round
+    pairs: int = 0
+    opened: int = 0  # real connections opened to its database files during its slices
+    after: dict = field(default_factory=dict)  # its settings read back again after the last slice
 
     @property
     def rate(self):
@@ -51,6 +62,10 @@ class Contender:
     @property
     def ratio(self):
         return statistics.median(self.ratios)
+
+    @property
+    def opened_per_pair(self):
+        return self.opened / self.pairs if self.pairs else 0.0
 
 
 class Slices:
@@ -62,12 +77,13 @@ class Slices:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         self.settings = self._answer()
+        self.after = {}
 
-    def rate(self, name, seconds):
+    def slice(self, name, seconds):
+        """One slice: {"pairs", "seconds", "opened"}."""
         self.process.stdin.write(json.dumps({"name": name, "seconds": seconds}) + "\n")
         self.process.stdin.flush()
-        answer = self._answer()
-        return answer["pairs"] / answer["seconds"], answer["seconds"]
+        return self._answer()
 
     def _answer(self):
         line = self.process.stdout.readline()
@@ -80,7 +96,10 @@ class Slices:
         return json.loads(line)
 
     def close(self):
+        """End the slices; the settings each variant reads back after them."""
         self.process.stdin.close()
+        line = self.process.stdout.readline()  # nothing when it has stopped already
+        self.after = json.loads(line) if line else {}
         try:
             self.process.wait(ANSWER_SECONDS)
         except subprocess.TimeoutExpired:
@@ -91,19 +110,25 @@ class Slices:
 def run(artifact, scratch, duration):
     slices = Slices(artifact, scratch)
     try:
-        contenders = [Contender(name, **values) for name, values in slices.settings.items()]
-        spent, turn = {c.name: 0.0 for c in contenders}, 0
+        contenders = [Contender(key, group=key.partition("@")[2], **values) for key, values in slices.settings.items()]
+        contenders.sort(key=lambda c: list(GROUPS).index(c.group))  # stable: each group in contender.py's order
+        base = {c.group: c for c in contenders if c.name == "artifact"}
+        spent, turn = {c.key: 0.0 for c in contenders}, 0
         while turn < MAX_ROUNDS and (turn < MIN_ROUNDS or min(spent.values()) < duration):
             order = contenders[turn % len(contenders) :] + contenders[: turn % len(contenders)]
             for contender in order:
-                rate, seconds = slices.rate(contender.name, SLICE)
-                contender.rates.append(rate)
-                spent[contender.name] += seconds
+                answer = slices.slice(contender.key, SLICE)
+                contender.rates.append(answer["pairs"] / answer["seconds"])
+                contender.pairs += answer["pairs"]
+                contender.opened += answer["opened"]
+                spent[contender.key] += answer["seconds"]
             for contender in contenders:
-                contender.ratios.append(contender.rates[-1] / contenders[0].rates[-1])  # contenders[0]: the artifact
+                contender.ratios.append(contender.rates[-1] / base[contender.group].rates[-1])
             turn += 1
     finally:
         slices.close()
+    for contender in contenders:
+        contender.after = slices.after.get(contender.key, {})
     return contenders
 
 
@@ -114,26 +139,53 @@ def render(contenders, duration, lang="en", console=None):
         title=words("peers_bench_title", duration=duration, rounds=len(contenders[0].rates), slice=SLICE),
         title_justify="left",
     )
-    for key in ("p_contender", "p_takes", "p_settings", "p_pairs", "p_spread", "p_times", "p_spread"):
-        table.add_column(words(key), justify="left" if key in ("p_contender", "p_takes", "p_settings") else "right")
+    texts = ("p_group", "p_contender", "p_settings")
+    for key in (*texts, "p_pairs", "p_spread", "p_times", "p_spread"):
+        table.add_column(words(key), justify="left" if key in texts else "right")
+    notes, takes = [], {}
     for c in contenders:
+        if c.group != contenders[0].group and c.name == "artifact":
+            table.add_section()
         own = WORDS[c.name]
         shown = f"{c.name} {c.version}" if c.name != "artifact" else words("p_the_artifact", file=c.version)
-        settings = words(own["connection"], journal=c.journal, synchronous=c.synchronous)
+        settings = words(
+            CONNECTIONS[c.connection], journal=c.journal, synchronous=c.synchronous, opened=c.opened_per_pair
+        )
         (low, high), (ratio_low, ratio_high) = quartiles(c.rates), quartiles(c.ratios)
         table.add_row(
+            words(GROUPS[c.group]),
             shown,
-            words(own["takes"]),
             settings,
             f"{c.rate:.0f}",
             f"{low:.0f}–{high:.0f}",
             f"{c.ratio:.2f}",
             f"{ratio_low:.2f}–{ratio_high:.2f}",
         )
+        notes.append(words("p_note", group=words(GROUPS[c.group]), contender=shown, text=words(own[c.group])))
+        takes.setdefault(shown, words("p_note_takes", contender=shown, text=words(own["takes"])))
     console.print(table)
+    console.print(words("p_set_how"))
+    for note in notes:
+        console.print(note)
+    console.print(words("p_takes"))
+    for note in takes.values():
+        console.print(note)
     console.print(words("peers_bench_meaning"))
+    if not like_for_like(contenders):
+        console.print(words("peers_bench_unlike"))
     if duration < STEADY:
         console.print(words("peers_preview", steady=STEADY))
+
+
+def like_for_like(contenders):
+    """Whether every variant of the group "same" ran as SAME says, read back before and after its slices."""
+    return all(
+        {key: getattr(c, key) for key in SAME} == SAME
+        and {key: c.after.get(key) for key in SAME} == SAME
+        and c.opened == 0
+        for c in contenders
+        if c.group == "same"
+    )
 
 
 def write(contenders, out, duration):
@@ -146,6 +198,7 @@ def write(contenders, out, duration):
             "rate_quartiles": quartiles(c.rates),
             "median_ratio": c.ratio,
             "ratio_quartiles": quartiles(c.ratios),
+            "opened_per_pair": c.opened_per_pair,
         }
         for c in contenders
     ]
@@ -153,6 +206,7 @@ def write(contenders, out, duration):
         "bench_time": duration,
         "slice_seconds": SLICE,
         "packages": list(environment.PACKAGES),
+        "like_for_like": like_for_like(contenders),
         "contenders": rows,
     }
     path = out / "peers.json"

@@ -13,7 +13,12 @@ from pathlib import Path
 from lab.model.course import LAB_ROOT
 from lab.store import Store
 
-PACKAGES = ("litequeue==0.9", "persist-queue==1.1.0")
+# litequeue and persist-queue: small SQLite queues with an acknowledgement, the first with a reaper as
+# its visibility timeout. huey: the task queue people pick for this job on one machine without
+# Redis (SqliteHuey, huey.storage.SqliteStorage); pure Python, no dependencies, installs on 3.11 with
+# no service; it takes a task by deleting its row and stores results by key, so it shows the third
+# way a late worker gets in: a result store where the last write wins.
+PACKAGES = ("litequeue==0.9", "persist-queue==1.1.0", "huey==3.5.4")
 INSTALL_SECONDS = 300  # pip on a slow network; a hung install ends here
 
 
