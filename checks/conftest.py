@@ -10,13 +10,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine, providers
 from support import open_db
 
-from lab.model.checks import checks_of
-from lab.model.course import step_of_check
-from lab.model.implementation import load, read
-from lab.model.mutants import SOLUTIONS_DIR
-from lab.model.targets import Plan, Target
-from lab.sandbox.local import LocalModule
-from lab.sandbox.opened import opened
+from lab.api import SOLUTIONS_DIR, LocalModule, Plan, Target, checks_of, load, opened, read, step_of_check
 
 # The same examples on every run (derandomize), and no example database in the repository:
 # a learner must see the same report for the same code.

@@ -25,7 +25,7 @@ from model import TableModel
 from sequences import _same
 from support import describe, explain, open_db, row, seed, words
 
-from lab.model.outcomes import ClauseBroken, NotImplementedYet
+from lab.api import ClauseBroken, NotImplementedYet
 
 TIMEOUT = 5.0  # seconds one call may take, held time excluded
 MOST_STATEMENTS = 24  # the boundaries tried: a call that runs more statements is tried at its first 24

@@ -16,9 +16,7 @@ from hypothesis import strategies as st
 from model import COLUMNS, TableModel
 from support import describe, open_db, stated
 
-from lab.model.course import load_course
-from lab.model.outcomes import ClauseBroken, NotImplementedYet
-from lab.model.results import Joined, Phrase
+from lab.api import ClauseBroken, Joined, NotImplementedYet, Phrase, load_course
 
 EXAMPLES = 30  # per step: about a quarter of a second on the reference
 # Step 1 has one function and a table of its own making: fewer examples reach all of it, and

@@ -11,9 +11,7 @@ from contextlib import closing, contextmanager
 
 from hypothesis import strategies as st
 
-from lab.model.course import load_course
-from lab.model.outcomes import CallRaised, NotImplementedYet
-from lab.model.results import Phrase, Words, shown
+from lab.api import CallRaised, NotImplementedYet, Phrase, Words, load_course, shown
 
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
 DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}

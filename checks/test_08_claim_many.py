@@ -4,7 +4,7 @@ import pytest
 from sequences import model_check
 from support import call, explain, raised, row, seed, slowed, words
 
-from lab.model.outcomes import ClauseBroken
+from lab.api import ClauseBroken
 
 OWNERS = ["w1", "w2", "w3", "w4"]
 
@@ -68,9 +68,10 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
 
 def watched_claim_many(lease, db, owners, patience):
     """claim_many on a new job with `claim` watched (lab/sandbox/meeting.py counts the claims);
-    returns (its answer, the call, what the watcher recorded)."""
+    returns (its answer, the call, what the watcher recorded: each claim's arguments in the order
+    of claim's parameters, path, job_id, owner, now, ttl, and its answer)."""
     seed(db, "job")
-    lease.watch_claims(patience)
+    lease.watch("claim", patience)
     got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
     return got, called, lease.watched()
 
@@ -96,7 +97,7 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
     owners = [f"w{i:02}" for i in range(40)]
     owners[20:20] = ["w03", "w11"]
     got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)
-    made = sorted((owner, now, ttl) for owner, now, ttl, _ in watcher.calls)
+    made = sorted(tuple(arguments[2:5]) for arguments, _ in watcher.calls)
     expect(
         made == sorted((owner, 10.0, 5.0) for owner in owners),
         "C8.3",
@@ -108,7 +109,9 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
         ),
     )
     # An owner named twice made two claims: its indexes hold their two answers, in either order.
-    answers = {owner: sorted((a for o, _, _, a in watcher.calls if o == owner), key=repr) for owner in owners}
+    answers = {
+        owner: sorted((a for arguments, a in watcher.calls if arguments[2:3] == (owner,)), key=repr) for owner in owners
+    }
     expect(
         isinstance(got, list)
         and len(got) == len(owners)

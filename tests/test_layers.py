@@ -1,9 +1,13 @@
-"""lab/ keeps its layers: the import contracts in pyproject.toml ([tool.importlinter]) hold, and
-its rooms stay small."""
+"""lab/ keeps its layers: the import contracts in pyproject.toml ([tool.importlinter]) hold, its
+rooms stay small, course code reaches it through lab/api.py only, and it names no function of the
+course."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
+
+from lab.model.course import load_course
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,3 +27,65 @@ def test_no_module_of_the_engine_is_over_400_lines():
         for p in (LAB_ROOT / "lab").rglob("*.py")
     }
     assert lengths and not {path: n for path, n in lengths.items() if n > 400}
+
+
+COURSE_CODE = LAB_ROOT / "checks"
+# Attributes and strings of the engine that are ordinary words, spelled like a function of the
+# course: a result's or a prediction's `.complete` (and the catalogue's key "complete"), a
+# semaphore's `.release`, and the "state" lines Hypothesis adds to an error's notes.
+ENGINE_WORDS = {"complete", "release", "state"}
+# The artifact's tools (stress, bench, demo, the lease command), which know the lease by design:
+# they are the lab's own worker code, not the engine, and are still kept under lab/ (issue #36).
+ARTIFACT_TOOLS = LAB_ROOT / "lab" / "field"
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+        elif isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+
+
+def test_course_code_reaches_the_engine_only_through_lab_api():
+    reached = {
+        (path.name, module)
+        for path in COURSE_CODE.glob("*.py")
+        for module in _imports(path)
+        if module.split(".")[0] == "lab" and module != "lab.api"
+    }
+    assert not reached, reached
+
+
+def _names_of_course_functions(path, functions):
+    """Where a module of the engine reaches a function of the course: an attribute of that name
+    (`module.claim`), or a string that is exactly its name (`getattr(module, "claim")`), docstrings
+    aside."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in functions:
+            yield node.lineno, node.attr
+        elif isinstance(node, ast.Constant) and node.value in functions and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_the_engine_names_no_function_of_the_course():
+    """What a step needs of the sandbox (claim_many's checks watch claim) is asked for by the
+    course, by name: the engine's code holds no course function's name."""
+    functions = {step.function for step in load_course()} - ENGINE_WORDS
+    found = {
+        (str(path.relative_to(LAB_ROOT)), line, name)
+        for path in (LAB_ROOT / "lab").rglob("*.py")
+        if ARTIFACT_TOOLS not in path.parents
+        for line, name in _names_of_course_functions(path, functions)
+    }
+    assert functions and not found, found

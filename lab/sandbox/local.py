@@ -2,7 +2,7 @@
 it: loaded into the checks' process, with the same few extra verbs as a learner's module.
 
 Only code the lab ships runs this way; a learner's files always run in a learner process
-(``remote.py``). The extras mirror ``RemoteModule``: slowed writes, a watched ``claim`` and a
+(``remote.py``). The extras mirror ``RemoteModule``: slowed writes, a watched function and a
 race of separate processes.
 """
 
@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from lab.sandbox.meeting import Meeting
-from lab.sandbox.server import Pauser, slow_down_writes
+from lab.sandbox.server import Pauser, in_order, slow_down_writes
 
 if TYPE_CHECKING:
     import multiprocessing.synchronize
@@ -36,21 +36,22 @@ class LocalModule:
     def slow_down_writes(self) -> None:
         self._undo.append(slow_down_writes())
 
-    def watch_claims(self, patience: float) -> None:
-        real, self._meeting = self._module.claim, Meeting(patience)
+    def watch(self, function: str, patience: float) -> None:
+        real, self._meeting = getattr(self._module, function), Meeting(patience)
 
-        def stand_in(path: object, job_id: object, owner: object, now: object, ttl: object) -> object:
+        def stand_in(*args: object, **kwargs: object) -> object:
+            arguments = tuple(in_order(real, args, kwargs))
             self._meeting.enter()
             try:
-                answer = real(path, job_id, owner, now, ttl)
+                answer = real(*args, **kwargs)
             except BaseException as error:
-                self._meeting.leave(owner, now, ttl, error)
+                self._meeting.leave(arguments, error)
                 raise
-            self._meeting.leave(owner, now, ttl, answer)
+            self._meeting.leave(arguments, answer)
             return answer
 
-        self._module.claim = stand_in  # type: ignore[attr-defined]  # the reference's module: mypy knows no claim
-        self._undo.append(lambda: setattr(self._module, "claim", real))
+        setattr(self._module, function, stand_in)
+        self._undo.append(lambda: setattr(self._module, function, real))
 
     def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""

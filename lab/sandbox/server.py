@@ -10,9 +10,9 @@ Requests, each with an ``id`` the reply repeats:
   load     run files' texts into the module, in order (``fresh``: a new, empty module first)
   call     call one function of the module, in a thread of its own
   slow     make every sqlite3 connection pause before each write from now on
-  watch    stand in for the module's ``claim``: each call connects to the checks' socket
-           ``socket`` in the scratch folder, says who it is and waits there for the checks'
-           go, then tells them its answer (claim_many's checks count them: meeting.py)
+  watch    stand in for the module's function ``function``: each call connects to the checks'
+           socket ``socket`` in the scratch folder, says its arguments and waits there for the
+           checks' go, then tells them its answer (the checks count the calls: meeting.py)
   where    the innermost line of the learner's files that each running call is at
   pause    count the statements that sqlite3 connections run from now on, and hold the one
            numbered ``at`` (0 is the first; none: only count) until ``resume``, after sending
@@ -183,8 +183,9 @@ class Server:
         return {"statements": self.pauser.count}  # type: ignore[union-attr]
 
     def watch(self, request: Request) -> dict[str, object]:
-        self.watcher = StandIn(self.module.claim, request["socket"], request["patience"])
-        self.module.claim = self.watcher  # type: ignore[attr-defined]  # the learner's module: mypy knows no claim
+        name = request["function"]
+        self.watcher = StandIn(getattr(self.module, name), request["socket"], request["patience"])
+        setattr(self.module, name, self.watcher)
         return {}
 
     def where(self, request: Request) -> dict[str, object]:
@@ -343,24 +344,25 @@ class Pauser:
 
 
 class StandIn:
-    """Stands in for the module's `claim` while claim_many runs: each call connects to the checks'
-    socket, says who it is, waits there for their go, runs the real claim and tells them what it
-    returned. The counting is theirs (lab/sandbox/meeting.py): they see the connections."""
+    """Stands in for a function of the module while a check watches it (the course says which:
+    claim_many's checks watch claim): each call connects to the checks' socket, says its
+    arguments, waits there for their go, runs the real function and tells them what it returned.
+    The counting is theirs (lab/sandbox/meeting.py): they see the connections."""
 
     def __init__(self, real: Callable[..., object], socket_path: str, patience: float) -> None:
         self.real, self.socket_path, self.patience = real, socket_path, patience
 
-    def __call__(self, path: object, job_id: object, owner: object, now: object, ttl: object) -> object:
+    def __call__(self, *args: object, **kwargs: object) -> object:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as meeting:
             meeting.settimeout(self.patience + 5)
             meeting.connect(self.socket_path)
             lines = meeting.makefile("rwb")
-            called = {"owner": plain(owner), "now": plain(now), "ttl": plain(ttl)}
+            called = {"arguments": plain(in_order(self.real, args, kwargs))}
             lines.write((json.dumps(called) + "\n").encode())
             lines.flush()
             lines.readline()  # the checks' go
             try:
-                answer = self.real(path, job_id, owner, now, ttl)
+                answer = self.real(*args, **kwargs)
             except BaseException:
                 self._ended(lines, {"raised": True})
                 raise
@@ -369,11 +371,24 @@ class StandIn:
 
     @staticmethod
     def _ended(lines: BufferedRWPair, said: dict[str, object]) -> None:
-        """Tell the checks how the claim ended, and wait until they have counted it: the next
-        claim of a loop must not connect before this one is counted out."""
+        """Tell the checks how the call ended, and wait until they have counted it: the next
+        call of a loop must not connect before this one is counted out."""
         lines.write((json.dumps(said) + "\n").encode())
         lines.flush()
         lines.readline()
+
+
+def in_order(function: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object]) -> list[object]:
+    """A call's arguments in the order of the function's parameters, defaults filled in, however
+    they were passed (by position or by name); as passed where they do not fit its signature."""
+    import inspect  # only where a check watches a function: the server starts without it
+
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return [*args, *kwargs.values()]
+    bound.apply_defaults()
+    return list(bound.arguments.values())
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ class Request(TypedDict, total=False):
     args: list[Plain]  # call
     kwargs: dict[str, Plain]  # call
     at: int | None  # pause
+    function: str  # watch
     socket: str  # watch
     patience: float  # watch
 
