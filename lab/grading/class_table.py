@@ -86,7 +86,7 @@ def table(outcome, lang="en"):
                 *cells,
                 earned,
                 time_cell(submission, lang),
-                likeness_cell(submission, outcome.similar, lang),
+                likeness_cell(submission, outcome.rule or similarity.Rule(outcome.similar), lang),
                 prediction_cell(submission, lang),
                 line,
             ]
@@ -94,8 +94,9 @@ def table(outcome, lang="en"):
     return rows
 
 
-def likeness_cell(submission, threshold, lang="en"):
-    """How much of the learner's own code is found in the reference and in the closest classmate's."""
+def likeness_cell(submission, rule, lang="en"):
+    """How much of the learner's own code is found in the reference and in the closest classmate's,
+    and why it is flagged (rule: the class's similarity.Rule)."""
     words = words_of("class", lang)
     likeness = submission.likeness
     if likeness is None:
@@ -104,7 +105,19 @@ def likeness_cell(submission, threshold, lang="en"):
     if likeness.size < similarity.MIN_SIZE:
         return words("sim_small", size=likeness.size) + wrapped
     text = words("sim_cell", reference=likeness.reference, closest=likeness.closest, share=likeness.closest_share)
-    return text + (words("sim_flag", threshold=threshold) if likeness.flagged(threshold) else "") + wrapped
+    return text + flag_note(likeness, rule, lang) + wrapped
+
+
+def flag_note(likeness, rule, lang="en"):
+    """Why a likeness is flagged: at the fixed share, or far above the class's typical score."""
+    words = words_of("class", lang)
+    flags = {"reference": likeness.reference_flag, "closest": likeness.closest_flag}
+    if "share" in flags.values():
+        return words("sim_flag", threshold=rule.threshold)
+    kind = next((kind for kind, flag in flags.items() if flag == "outlier"), None)
+    if kind is None or getattr(rule, kind) is None:
+        return ""
+    return words("sim_outlier", typical=getattr(rule, kind).typical)
 
 
 def prediction_cell(submission, lang="en"):

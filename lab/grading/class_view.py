@@ -3,7 +3,7 @@ which clauses failed most and which mutants the predictions caught."""
 
 import time
 
-from lab.grading import credit
+from lab.grading import credit, similarity
 from lab.grading.class_table import credit_cell, credit_count
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
@@ -23,6 +23,7 @@ def markdown(outcome, rows, lang="en"):
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
     lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
+    lines += [*similarity_rule(outcome.rule, lang)]
     header = [
         words("learner"),
         words("credit"),
@@ -43,8 +44,88 @@ def markdown(outcome, rows, lang="en"):
             cells = [f"{credit_cell(submission, n, lang, outcome.root)} · {course}" for n, course in zip(steps, cells)]
         lines.append("| " + " | ".join(_md(c) for c in (name, earned, *cells, seconds, alike, predicted)) + " |")
     lines += ["", *(f"- {_md(row[-1])}" for row in rows[1:]), ""]
+    lines += side_by_side(outcome, lang)
     lines += glance(outcome, lang)
     return "\n".join(lines)
+
+
+def similarity_rule(rule, lang="en"):
+    """The legend's sentence on how this class flags: its own distribution, or the fixed share alone."""
+    if rule is None:
+        return []
+    words = words_of("class", lang)
+    if rule.reference is None:
+        return [
+            words("sim_small_class", learners=rule.learners, minimum=similarity.SMALL_CLASS, threshold=rule.threshold),
+            "",
+        ]
+    sentence = words(
+        "sim_class_rule",
+        learners=rule.learners,
+        reference_cutoff=rule.reference.cutoff,
+        reference_typical=rule.reference.typical,
+        closest_cutoff=rule.closest.cutoff,
+        closest_typical=rule.closest.typical,
+        floor=similarity.FLOOR,
+        spread=f"{similarity.SPREAD:g}",
+    )
+    return [sentence, ""]
+
+
+def side_by_side(outcome, lang="en"):
+    """For each flagged likeness (a pair once, however many of its two are flagged), the matched spans
+    of the two files next to each other: a table whose left column is the learner's lines, the right
+    the other's. Every line is the learner's own text, made inert."""
+    words = words_of("class", lang)
+    rule = outcome.rule or similarity.Rule(outcome.similar)
+    shown, lines = set(), []
+    for submission in outcome.submissions:
+        for pair in submission.likeness.evidence if submission.likeness else ():
+            key = frozenset((submission.name, pair.other or None))
+            if key in shown:
+                continue
+            shown.add(key)
+            other = pair.other or words("sim_the_reference")
+            heading = words("sim_pair", name=submission.name, other=other, share=pair.share)
+            kind = rule.reference if not pair.other else rule.closest
+            if pair.flag == "share":
+                heading += words("sim_pair_share", threshold=rule.threshold)
+            elif kind is not None:
+                heading += words("sim_pair_outlier", typical=kind.typical)
+            lines += [f"### {_md(heading)}", ""]
+            lines += _spans(pair, submission.name, other, words) or [words("sim_no_span"), ""]
+    if not lines:
+        return []
+    intro = words("sim_evidence_intro", spans=similarity.MAX_SPANS, lines=similarity.MAX_LINES)
+    return [f"## {words('sim_evidence')}", "", intro, "", *lines]
+
+
+def _spans(pair, name, other, words):
+    lines = []
+    for own, theirs in pair.spans:
+        header = [_excerpt_title(name, own, words), _excerpt_title(other, theirs, words)]
+        lines += [f"| {header[0]} | {header[1]} |", "|---|---|"]
+        left, right = _code_cells(own), _code_cells(theirs)
+        for index in range(max(len(left), len(right))):
+            cells = [side[index] if index < len(side) else "" for side in (left, right)]
+            lines.append(f"| {cells[0]} | {cells[1]} |")
+        lines.append("")
+    return lines
+
+
+def _excerpt_title(who, excerpt, words):
+    return _md(f"{who} · {excerpt.label}") + (words("sim_decoded") if excerpt.decoded else "")
+
+
+def _code_cells(excerpt):
+    """Each line of excerpt as a table cell: its number, then its text, its indentation kept (no-break
+    spaces: a cell trims ordinary ones), everything in it escaped."""
+    cells = []
+    for number, text in excerpt.lines:
+        stripped = text.lstrip(" \t")
+        indent = text[: len(text) - len(stripped)].replace("\t", "    ")
+        cells.append(f"{number}: " + "\u00a0" * len(indent) + _md(stripped))
+    return cells + (["…"] if excerpt.cut else [])
 
 
 def glance(outcome, lang="en", now=None):

@@ -41,6 +41,7 @@ class ClassRun:
     similar: float = similarity.THRESHOLD  # a likeness from here on is flagged
     changes: list | None = None  # learners whose verdicts moved since the previous run (None: no previous run)
     roster: dict | None = None  # roster.Learner by id, in the roster's order (None: the run has no roster)
+    rule: similarity.Rule | None = None  # when a likeness is flagged in this class (None: similarity not run)
 
     @property
     def exit_status(self):
@@ -110,8 +111,8 @@ def check_class(
         for submission in submissions:
             pool.submit(grade, submission)
         verdicts, _ = matrix.result()
-        similarity.of_class(submissions)
-    outcome = ClassRun(Path(root), submissions, verdicts, 0.0, similar=similar, roster=roster)
+        rule = similarity.of_class(submissions, similar)
+    outcome = ClassRun(Path(root), submissions, verdicts, 0.0, similar=similar, roster=roster, rule=rule)
     changed = integrity.changes(before, integrity.fingerprint())
     if changed:
         outcome.lab_problems.append(say("class.lab_changed", lang, count=len(changed), paths=", ".join(changed[:5])))

@@ -27,7 +27,7 @@ import hashlib
 import unicodedata
 from datetime import datetime
 
-from lab.grading import credit, similarity, standing
+from lab.grading import credit, standing
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import CheckStatus
@@ -94,7 +94,7 @@ def header(steps):
     return [*columns, "points", "max_points", "adjustment", "final"]
 
 
-def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
+def row(submission, steps, graded_at):
     every_mutant = load_mutants()
     by_step = {n: [r for r in submission.results if r.step == n] for n in steps}
     passing = [bool(by_step[n]) and all(r.status == CheckStatus.PASSED for r in by_step[n]) for n in steps]
@@ -118,8 +118,7 @@ def row(submission, steps, graded_at, similar=similarity.THRESHOLD):
     values += _predictions(submission, steps, every_mutant)
     alike = submission.likeness
     values += (
-        [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged(similar))]
-        + [_yes(alike.wrapped)]
+        [alike.size, alike.reference, alike.closest, alike.closest_share, _yes(alike.flagged())] + [_yes(alike.wrapped)]
         if alike
         else ["", "", "", "", "", ""]
     )
@@ -169,7 +168,7 @@ def write(outcome, path, graded_at, bom=True):
     with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8", errors="backslashreplace") as handle:
         out = csv.writer(handle)
         out.writerow(header(steps))
-        out.writerows(inert.csv_row(row(s, steps, graded_at, outcome.similar)) for s in outcome.submissions)
+        out.writerows(inert.csv_row(row(s, steps, graded_at)) for s in outcome.submissions)
     return path
 
 
