@@ -6,11 +6,13 @@ how busy the machine is."""
 import io
 import json
 import random
+import warnings
 
 import pytest
 from rich.console import Console
 
 from lab.field import bench, interval
+from lab.text.messages import say
 
 NEAR_ONE = [0.9, 1.0, 1.1, 0.95, 1.05]  # the artifact as fast as the floor, give or take a tenth
 TWICE = [1.9, 2.0, 2.1, 1.95, 2.05]  # the artifact twice as slow
@@ -134,3 +136,21 @@ def test_bench_json_keeps_the_interval_and_how_it_was_drawn(tmp_path, monkeypatc
     judged = bench.verdict(_rows(NEAR_ONE), 1.0)
     assert record["verdict"] | {"low": judged.low, "high": judged.high, "key": "bench_goal_met"} == record["verdict"]
     assert record["method"]["interval"] | {"level": 0.95, "seed": interval.SEED} == record["method"]["interval"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_chart_is_worded_in_the_runs_language_with_a_font_that_has_every_glyph(tmp_path, lang):
+    """Title, verdict, axes, legend and the preview mark from the catalogue; matplotlib warns of a
+    glyph its fonts lack, and none may be missing."""
+    rows = _rows(NEAR_ONE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bench.write(rows, "solutions", tmp_path, 0.05, lang=lang)
+    svg = (tmp_path / "bench.svg").read_text(encoding="utf-8")  # each text kept as a comment beside its glyphs
+    judged = bench.verdict(rows, 0.05)
+    assert judged.preview and judged.short(lang) in svg and say("field.chart_preview", lang).strip(" ·") in svg
+    for key in ("chart_claims", "chart_workers", "chart_calls", "chart_ratio_axis", "chart_goal"):
+        assert say(f"field.{key}", lang) in svg, key
+    assert say("field.chart_artifact", lang, name=say("field.chart_kept", lang)) in svg
+    other = "ja" if lang == "en" else "en"
+    assert say("field.chart_workers", other) not in svg

@@ -3,6 +3,7 @@ help first, the clauses failed most and the mutants caught, as a section of clas
 chart in PNG and SVG. Built from results as a class run leaves them, without running a class."""
 
 import json
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from lab.grading.submission import Submission
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
 from lab.model.results import Prediction, PredictionOutcome, PredictionStatus, Result
+from lab.text.messages import say
 
 STEPS = [step.number for step in load_course()]
 NOW = 1_800_000_000.0
@@ -90,12 +92,12 @@ def test_the_chart_is_drawn_as_png_and_svg_and_the_same_class_draws_the_same_svg
 
 
 def test_a_chart_drawn_once_is_taken_from_the_cache_for_the_same_numbers(tmp_path, monkeypatch):
-    """A --lang re-run draws the same picture (the chart is in English): matplotlib is not loaded."""
+    """A re-run that shows the same numbers in a language drawn before: matplotlib is not loaded."""
     monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
     outcome = a_class()
     caught, failed = class_view.mutants_caught(outcome), class_view.clauses_failed(outcome)
-    drawn, kept, other = tmp_path / "drawn", tmp_path / "kept", tmp_path / "other"
-    for out in (drawn, kept, other):
+    drawn, kept, other, japanese = (tmp_path / name for name in ("drawn", "kept", "other", "japanese"))
+    for out in (drawn, kept, other, japanese):
         out.mkdir()
     chart_kept.write(caught, failed, 5, drawn)
     monkeypatch.setattr(class_chart, "draw", lambda *a: pytest.fail("the same picture was drawn again"))
@@ -104,6 +106,23 @@ def test_a_chart_drawn_once_is_taken_from_the_cache_for_the_same_numbers(tmp_pat
         assert (kept / name).read_bytes() == (drawn / name).read_bytes()
     with pytest.raises(pytest.fail.Exception):  # another number is another picture
         chart_kept.write(caught, failed, 6, other)
+    with pytest.raises(pytest.fail.Exception):  # and so is another language
+        chart_kept.write(caught, failed, 5, japanese, "ja")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_chart_is_worded_in_the_runs_language_with_a_font_that_has_every_glyph(tmp_path, lang):
+    """matplotlib warns of a glyph its fonts lack (Japanese in DejaVu Sans draws as boxes): none may be missing."""
+    outcome = a_class()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        svg, _ = class_chart.draw(
+            class_view.mutants_caught(outcome), class_view.clauses_failed(outcome), 5, tmp_path, lang
+        )
+    text = svg.read_text(encoding="utf-8")  # the SVG keeps each text as a comment beside its glyphs
+    assert say("class.chart_title", lang, count=5) in text and say("class.chart_learners", lang) in text
+    other = "ja" if lang == "en" else "en"
+    assert say("class.chart_title", other, count=5) not in text
 
 
 def test_without_predictions_the_chart_says_so():

@@ -23,6 +23,7 @@ from lab.model.failing import failing_clauses
 from lab.model.implementation import STEP_FILE
 from lab.model.pristine import stub_text, write_stubs
 from lab.model.results import Result
+from lab.model.starter import lead_with
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
@@ -303,7 +304,7 @@ def test_reset_saves_every_file_then_restores_the_stub_and_restore_brings_it_bac
     before = fingerprint(folder)
     status, out, _ = lab(checkout, "reset", "3", "--lang", lang, capsys=capsys)
     assert status == 0 and ".lab/backups/03-state/" in out
-    assert (folder / STEP_FILE).read_text() == stub_text(COURSE[2])
+    assert (folder / STEP_FILE).read_text() == lead_with(stub_text(COURSE[2]), lang)  # led by the command's language
     backup = next((checkout / ".lab" / "backups" / "03-state").iterdir())
     assert {k: v for k, v in fingerprint(backup).items() if k != ".made-by"} == {
         k: v for k, v in before.items() if k in (STEP_FILE, "prediction.py")
@@ -314,7 +315,7 @@ def test_reset_saves_every_file_then_restores_the_stub_and_restore_brings_it_bac
     assert status == 0 and fingerprint(folder) == before
     saved = sorted((checkout / ".lab" / "backups" / "03-state").iterdir())
     assert len(saved) == 2  # the stub that was in place is kept too: nothing is ever lost
-    assert (saved[-1] / STEP_FILE).read_text() == stub_text(COURSE[2])
+    assert (saved[-1] / STEP_FILE).read_text() == lead_with(stub_text(COURSE[2]), lang)
 
 
 def test_restore_without_a_backup_says_so(checkout, capsys):
@@ -495,10 +496,11 @@ def test_restore_twice_never_brings_the_stub_back_and_backups_lists_and_picks_an
     stub_backup = next(line for line in listed if say("holds_stub", lang) in line)
     number = stub_backup.split(".")[0].strip()
     status, out, _ = lab(checkout, "restore", "3", "--at", number, "--lang", lang, capsys=capsys)
-    assert status == 0 and (folder / STEP_FILE).read_text() == stub_text(COURSE[2])  # AT= picks any one
+    stub = lead_with(stub_text(COURSE[2]), lang)  # as reset wrote it, in the command's language
+    assert status == 0 and (folder / STEP_FILE).read_text() == stub  # AT= picks any one
     status, out, _ = lab(checkout, "restore", "3", "--at", "no-such", "--lang", lang, capsys=capsys)
     assert status == 2 and "no-such" in out and "Traceback" not in out
-    assert (folder / STEP_FILE).read_text() == stub_text(COURSE[2])  # a mistyped AT changes nothing
+    assert (folder / STEP_FILE).read_text() == stub  # a mistyped AT changes nothing
 
 
 def test_make_passes_at_to_restore_step():

@@ -6,7 +6,8 @@ solved, every clause checked and broken by a mutant (or the manifest says why no
 scaffolds the next step's folders and manifest entry; the author then writes its contract,
 reference, checks and mutants, and `dev check` says what is still missing. Like rustlings' `dev
 update`, `update` writes again what is made from course.toml (the prediction templates, README's
-step tables, the progress lines of docs/learner.md and .ja.md) once the author has changed it. `durations` measures how long each check takes
+step tables, the progress lines of docs/learner.md and .ja.md) once the author has changed it, and
+the guides' example outputs from the lab's own runs (lab/dev/examples.py), which `check` holds. `durations` measures how long each check takes
 against the reference (lab/dev/durations.py).
 """
 
@@ -43,9 +44,10 @@ def run(arguments, settings):
             print(path)
         return ExitStatus.ALL_PASS
     if arguments.action == "update":
+        from lab.dev import examples
         from lab.dev.generated import update
 
-        for path in update(settings.root):
+        for path in [*update(settings.root), *examples.update(settings.root)]:
             print(path)
         return ExitStatus.ALL_PASS
     if arguments.action == "durations":
@@ -66,9 +68,9 @@ def _check(arguments, settings):
 
     found = [*tree.problems(settings.root), *_missing_words()]
     if not found and not arguments.no_run:
-        from lab.dev import runs
+        from lab.dev import examples, runs
 
-        found = runs.problems(settings.time_limit, settings.lang)
+        found = [*runs.problems(settings.time_limit, settings.lang), *examples.problems(settings.root)]
     print(
         "\n".join(found)
         or "dev check: the course and its tree agree"

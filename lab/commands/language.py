@@ -24,6 +24,11 @@ def run(arguments, settings):
         # Nothing chosen yet: the locale's language, and the two commands that settle it.
         print(words_of("learner", settings.lang)("language_from_locale" if settings.guessed else "language_now"))
         return ExitStatus.ALL_PASS
+    from lab.model.starter import follow
+
     remember(choice, settings.root)
     print(words_of("learner", choice)("language_set"))
+    led = follow(settings.root / "steps", choice)  # only the files the learner has not changed
+    if led:
+        print(words_of("learner", choice)("starters_led", count=len(led)))
     return ExitStatus.ALL_PASS

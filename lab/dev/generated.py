@@ -7,12 +7,14 @@ from lab.dev import readme
 from lab.model.course import load_course
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.prediction_template import prediction_template
+from lab.model.starter import swapped
 
 
 def update(root):
     """Write every file made from root's course.toml that differs from it; the paths written.
 
-    A prediction.py that holds a learner's prediction is left as it is."""
+    A prediction.py that holds a learner's prediction is left as it is, and so is the template led
+    by the other language (`make language`, lab/model/starter.py)."""
     course = load_course(root)
     made = {root / "steps" / step.dir / PREDICTION_FILE: prediction_template(step, course) for step in course}
     for document in readme.documents(root):
@@ -20,7 +22,9 @@ def update(root):
     written = []
     for path, text in made.items():
         current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current == text or (path.name == PREDICTION_FILE and holds_a_prediction(current)):
+        if current == text or (
+            path.name == PREDICTION_FILE and (holds_a_prediction(current) or current == swapped(text))
+        ):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

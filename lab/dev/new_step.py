@@ -13,13 +13,19 @@ from lab.dev.generated import update
 from lab.model.course import load_course
 from lab.model.implementation import STEP_FILE, UsageError
 
+# English, then Japanese, as every shipped stub: `make language ja` puts the Japanese first (lab/model/starter.py).
 STUB = '''def {function}({signature}):
     """TODO: what {function} returns, in one line.
 
     See CONTRACT.md (C{n}.1).
+
+    TODO: {function} が返すものを 1 行で。
+
+    CONTRACT.ja.md (C{n}.1) を参照。
     """
-    # TODO(step {n}): replace this line with your implementation.
-    raise NotImplementedError("step {n} is not implemented yet")
+    # TODO(step {n}): replace the raise below with your implementation.
+    #               下の raise を、あなたの実装に置き換えてください。
+    raise NotImplementedError("step {n} is not implemented yet / ステップ {n} はまだ実装されていません")
 '''
 REFERENCE = '''def {function}({signature}):
     """TODO: the reference implementation of step {n}."""

@@ -15,6 +15,7 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.prediction_template import prediction_template
+from lab.model.starter import swapped
 from lab.text.language import LANGUAGES
 
 STEP_FILES = (STEP_FILE, PREDICTION_FILE, "CONTRACT.md", "CONTRACT.ja.md")
@@ -75,11 +76,13 @@ def signatures(course, root):
 
 
 def templates(course, root):
-    """Every prediction.py as shipped is the one made from course.toml, byte for byte."""
+    """Every prediction.py as shipped is the one made from course.toml, byte for byte (led by
+    either language: `make language` may have put Japanese first)."""
     found = []
     for step in course:
         path = root / "steps" / step.dir / PREDICTION_FILE
-        if path.is_file() and _shipped_prediction(step, path, root) != prediction_template(step, course):
+        made = prediction_template(step, course)
+        if path.is_file() and _shipped_prediction(step, path, root) not in (made, swapped(made)):
             found.append(
                 f"steps/{step.dir}/{PREDICTION_FILE}: not the template made from course.toml (python -m lab dev update writes it)"
             )

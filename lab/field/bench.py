@@ -202,12 +202,17 @@ class Verdict:
     workers: int | None  # the one process count found above the goal; None: every cell together
     preview: bool  # the rates are rough (the verdict stands on its interval alone)
 
-    @property
-    def short(self):
-        """For the chart's title (English, as the chart is)."""
-        said = {"bench_goal_met": "goal met", "bench_goal_not_met": "goal not met"}.get(self.key, "not decided")
-        at = f" at {self.workers} processes" if self.workers else ""
-        return f"{said}{at}: {self.low:.2f}×–{self.high:.2f}× ({self.level:.0%} interval, goal ≤ {GOAL:g}×){' · PREVIEW' if self.preview else ''}"
+    def short(self, lang="en"):
+        """For the chart's title, in lang."""
+        words = words_of("field", lang)
+        said = words(
+            {"bench_goal_met": "chart_goal_met", "bench_goal_not_met": "chart_goal_not_met"}.get(
+                self.key, "chart_undecided"
+            )
+        )
+        at = words("chart_at", workers=self.workers) if self.workers else ""
+        shown = words("chart_verdict", said=said, at=at, low=self.low, high=self.high, level=self.level, goal=GOAL)
+        return shown + (words("chart_preview") if self.preview else "")
 
 
 def verdict(rows, duration):
@@ -299,7 +304,7 @@ def render(rows, label, duration, where, lang="en", console=None):
     return judged
 
 
-def write(rows, label, out, duration=None, judged=None):
+def write(rows, label, out, duration=None, judged=None, lang="en"):
     from lab.field import chart
 
     out = Path(out) if Path(out).is_absolute() else LAB_ROOT / out
@@ -326,7 +331,7 @@ def write(rows, label, out, duration=None, judged=None):
     ]
     record = {"impl": label, "bench_time": duration, "method": method, "verdict": asdict(judged), "rows": shown}
     (out / "bench.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    return [out / "bench.json", *chart.draw(rows, out, label, duration, judged)]
+    return [out / "bench.json", *chart.draw(rows, out, label, duration, judged, lang)]
 
 
 def main(impl_path, label, duration, counts, out, lang="en", peers=False):
@@ -336,7 +341,7 @@ def main(impl_path, label, duration, counts, out, lang="en", peers=False):
         return status
     rows, where = run(impl_path, label, duration, counts)
     judged = render(rows, label, duration, where, lang)
-    for path in write(rows, label, out, duration, judged):
+    for path in write(rows, label, out, duration, judged, lang):
         print(words_of("field", lang)("bench_wrote", path=path))
     if peers:
         from lab.field.peers import bench as peers_bench  # peers/bench.py imports this module

@@ -43,7 +43,7 @@ def write(outcome, out_dir, lang="en", bom=True, assignment=ASSIGNMENT):
     _write_run(outcome, run_dir, lang, bom, graded_at)
     lms_exports.write(outcome, run_dir, assignment)
     graded = sum(not s.problem for s in outcome.submissions)
-    chart_kept.write(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir)  # published with the rest
+    chart_kept.write(mutants_caught(outcome), clauses_failed(outcome), graded, run_dir, lang)  # published with the rest
     outcome.changes = changes(previous, _summary(run_dir / "summary.json"), lang)
     latest = out / "latest"
     if latest.is_symlink() or not latest.exists():

@@ -2,7 +2,8 @@
 
 Reset saves the step's files (step.py, and prediction.py when there is one) to a new timestamped
 folder under `.lab/backups/<step folder>/`, then writes the stub as shipped, taken from git
-(lab/model/pristine.py), never from the working file. The prediction is saved but kept in place: it
+(lab/model/pristine.py), never from the working file, led by the command's language
+(lab/model/starter.py). The prediction is saved but kept in place: it
 is written before the code, and starting the code again does not undo it. Restore saves the
 current files the same way, then copies back the newest backup that restore did not make itself
 (so that a second restore never brings back the stub the first one replaced), or the one AT names.
@@ -15,6 +16,7 @@ from datetime import UTC, datetime
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.pristine import NoPristineStub, is_stub, stub_text
+from lab.model.starter import lead_with, swapped
 from lab.model.status import ExitStatus
 from lab.store import shown
 from lab.text.messages import words_of
@@ -61,11 +63,12 @@ def reset(step, store, lang="en"):
     """(exit status, lines): 0 when the stub is in place (reset now, or already)."""
     words = words_of("learner", lang)
     try:
-        stub = stub_text(step)
+        shipped = stub_text(step)
     except NoPristineStub:
         return ExitStatus.SOME_FAIL, [words("no_stub", n=step.number)]
+    stub = lead_with(shipped, lang)  # the stub led by the command's language
     file = store.root / "steps" / step.dir / STEP_FILE
-    if file.is_file() and file.read_text(encoding="utf-8", errors="replace") == stub:
+    if file.is_file() and file.read_text(encoding="utf-8", errors="replace") in (shipped, swapped(shipped)):
         return ExitStatus.ALL_PASS, [words("already_stub", n=step.number)]
     folder = back_up(step, store, made_by="reset")
     file.parent.mkdir(parents=True, exist_ok=True)
