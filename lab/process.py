@@ -21,7 +21,7 @@ subprocess.run and a timeout.
 The timeouts of the lab's waits are named for what they bound, beside the code that waits:
 lab/running/child_process.py (a check's process), lab/sandbox/channel.py (a learner process's
 reply), lab/learner/watch.py (an interrupted check), lab/mutation/stage.py (mutmut) and
-lab/field/fleet.py (the stress run's workers).
+field/fleet.py (the stress run's workers).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The bench's verdict (lab/field/interval.py, bench.verdict): a goal is met or not met only when a
+"""The bench's verdict (field/interval.py, bench.verdict): a goal is met or not met only when a
 bootstrap interval of floor/artifact lies wholly on one side of it, and the same measurements always
 give the same interval. Every measurement here is written down, so nothing depends on how fast or
 how busy the machine is."""
@@ -11,7 +11,7 @@ import warnings
 import pytest
 from rich.console import Console
 
-from lab.field import bench, interval
+from field import bench, interval
 from lab.text.messages import say
 
 NEAR_ONE = [0.9, 1.0, 1.1, 0.95, 1.05]  # the artifact as fast as the floor, give or take a tenth
@@ -130,7 +130,7 @@ def test_a_count_above_the_goal_is_named_in_the_line():
 
 
 def test_bench_json_keeps_the_interval_and_how_it_was_drawn(tmp_path, monkeypatch):
-    monkeypatch.setattr("lab.field.chart.draw", lambda *arguments: [])  # the chart is tested with a real run
+    monkeypatch.setattr("field.chart.draw", lambda *arguments: [])  # the chart is tested with a real run
     bench.write(_rows(NEAR_ONE), "solutions", tmp_path, 1.0)
     record = json.loads((tmp_path / "bench.json").read_text())
     judged = bench.verdict(_rows(NEAR_ONE), 1.0)

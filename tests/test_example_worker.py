@@ -1,4 +1,4 @@
-"""The worker to copy (lab/field/example/): its loop, its attempts and dead letter, its index, and the
+"""The worker to copy (field/example/): its loop, its attempts and dead letter, its index, and the
 folder copied out of the lab and run by a plain interpreter with the standard library alone.
 
 In-process tests drive a fake clock; the copied folder runs under `python -I -S` (no site, so
@@ -14,14 +14,14 @@ from contextlib import closing
 
 import pytest
 
+from field.artifact import import_file, materialize
+from field.example import fenced_store, jobs_db
+from field.example.worker import Done, Worker
 from lab import commands
-from lab.field.artifact import import_file, materialize
-from lab.field.example import fenced_store, jobs_db
-from lab.field.example.worker import Done, Worker
 from lab.model.course import LAB_ROOT
 
 REFERENCE = LAB_ROOT / "solutions"
-EXAMPLE = LAB_ROOT / "lab" / "field" / "example"
+EXAMPLE = LAB_ROOT / "field" / "example"
 TTL = 5.0
 PLAIN = [sys.executable, "-I", "-S"]  # isolated and without site: the standard library alone
 
@@ -212,7 +212,7 @@ def work(job, keep_alive):
 
 @pytest.fixture
 def copied(tmp_path):
-    """lab/field/example/ copied out of the lab, with the reference as its lease.py, as docs/field.md says."""
+    """field/example/ copied out of the lab, with the reference as its lease.py, as docs/field.md says."""
     folder = tmp_path / "myworker"
     shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
     assert commands.main(["artifact", "--impl", "solutions", "--out", str(folder / "lease.py")]) == 0
@@ -301,7 +301,7 @@ def test_inside_the_lab_the_same_command_runs_as_a_package(copied):
     assert plain(copied, "init").returncode == 0 and plain(copied, "enqueue", "job-1").returncode == 0
     arguments = ["--lease", str(copied / "lease.py"), "--db", str(copied.parent / "jobs.db"), "--store", "effects.db"]
     ran = subprocess.run(
-        [sys.executable, "-m", "lab.field.example", *arguments, "run", "--owner", "L", "--drain"],
+        [sys.executable, "-m", "field.example", *arguments, "run", "--owner", "L", "--drain"],
         cwd=copied.parent,
         capture_output=True,
         text=True,

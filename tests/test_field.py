@@ -1,4 +1,4 @@
-"""The artifact at work (lab/field): the demo, the stress run, the benchmark and the lease tool.
+"""The artifact at work (field): the demo, the stress run, the benchmark and the lease tool.
 
 The stress runs are short and real: four worker processes, stalls, clock jumps and SIGKILLs.
 Their assertions are on what the run must find (no violation in the reference, the broken
@@ -14,11 +14,11 @@ import sys
 import pytest
 from rich.console import Console
 
+from field import bench, busy, interval, invariants, lease_call, recovery, refusal, stress, stress_worker
+from field.artifact import import_file, materialize
+from field.clock import Clock
+from field.demo import play
 from lab import commands
-from lab.field import bench, busy, interval, invariants, lease_call, recovery, refusal, stress, stress_worker
-from lab.field.artifact import import_file, materialize
-from lab.field.clock import Clock
-from lab.field.demo import play
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.status import ExitStatus
 from lab.text.messages import CATALOGUE

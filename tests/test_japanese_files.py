@@ -13,8 +13,8 @@ from contextlib import redirect_stderr, redirect_stdout
 
 from test_japanese_output import JAPANESE, english_words
 
+from field import bench
 from lab import commands
-from lab.field import bench
 from lab.grading import class_chart, class_view
 from lab.learner import completion
 from lab.model.course import load_course

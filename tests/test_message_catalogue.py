@@ -37,7 +37,7 @@ def test_each_key_has_the_same_placeholders_and_a_japanese_text_of_its_own(key):
 
 
 def _sources():
-    folders = [LAB_ROOT / "lab", LAB_ROOT / "checks"]
+    folders = [LAB_ROOT / "lab", LAB_ROOT / "field", LAB_ROOT / "checks"]
     return "\n".join(path.read_text(encoding="utf-8") for folder in folders for path in folder.rglob("*.py"))
 
 
@@ -48,8 +48,8 @@ def sources():
 
 # Keys said through a value rather than spelled out: a file's refusal (lab/model/implementation.py),
 # a lost channel (lab/sandbox/remote.py: "channel_" + reason), a class cell (the check's status),
-# a benchmark setting's name and note (lab/field/bench.py: "b_" + setting, "b_note_" + setting),
-# what the lease tool answers (lab/field/lease_call.py: cli_<verb>_<ok or refused>), a verb's help
+# a benchmark setting's name and note (field/bench.py: "b_" + setting, "b_note_" + setting),
+# what the lease tool answers (field/lease_call.py: cli_<verb>_<ok or refused>), a verb's help
 # (lab/commands/__init__.py: "verbs." + its name), a mutant's status, origin and killing check's
 # status in the mutation report (lab/mutation/text.py, html.py), the racers of a check
 # (checks/support.py: "checks.racing_" + threads or processes) and a step's first failing check in
@@ -62,7 +62,7 @@ SAID_THROUGH_A_VALUE = re.compile(
     r"|check_(failed|error|timeout|crashed))|checks\.racing_(threads|processes)|learner\.status_\w+"
     r"|verbs\.[\w-]+|options\.[\w.-]+|field\.b_(note_)?(contract|wal|kept)|field\.cli_(enqueue|claim|claim_many|renew|complete|release)_(ok|refused))$"
 )
-# A violation's title (lab/field/stress.py: key + "_title") is said wherever its violation is.
+# A violation's title (field/stress.py: key + "_title") is said wherever its violation is.
 TITLE = re.compile(r"^(field\.[vf]_\w+)_title$")
 
 

@@ -1,4 +1,4 @@
-"""The artifact beside litequeue, persist-queue and huey (lab/field/peers/), with the real packages.
+"""The artifact beside litequeue, persist-queue and huey (field/peers/), with the real packages.
 
 The peers are installed once into .lab/peers-venv, the venv `make demo PEERS=1` and `make bench
 PEERS=1` use (pinned versions; pip is bounded by environment.INSTALL_SECONDS), never into the
@@ -16,8 +16,8 @@ from contextlib import closing
 import pytest
 from rich.console import Console
 
-from lab.field.artifact import materialize
-from lab.field.peers import bench, environment, story
+from field.artifact import materialize
+from field.peers import bench, environment, story
 from lab.model.course import LAB_ROOT
 
 REFERENCE = LAB_ROOT / "solutions"

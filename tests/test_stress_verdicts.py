@@ -1,9 +1,9 @@
-"""Stress judges every promise of the contract (lab/field/replay.py, invariants.py, faults.py).
+"""Stress judges every promise of the contract (field/replay.py, invariants.py, faults.py).
 
 Each broken store of tests/field_fixtures/ is the reference with one change (its docstring says
 which): every stress run must catch it under the clause it breaks, in each of three seeds, with no
 second run to help, and must never flag the reference. The plays that catch each one are in every
-worker's opening (lab/field/stress_plays.py). A store that raises or answers nonsense is at fault:
+worker's opening (field/stress_plays.py). A store that raises or answers nonsense is at fault:
 its own exit status and message, no verdict on its promises. The judge itself is tested first, on
 hand-made logs, where every order of the calls is known.
 """
@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from lab.field import invariants, recovery, stress
-from lab.field.stress_log import number
+from field import invariants, recovery, stress
+from field.stress_log import number
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
 

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from lab.commands.parser import ROOT, OneLineParser, typed_language
-from lab.model.course import LAB_ROOT, CourseFormatError, load_course, missing_parts
+from lab.model.course import LAB_ROOT, CourseFormatError, course_commands, load_course, missing_parts
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus
 from lab.text.language import chosen, first_note
@@ -32,14 +32,15 @@ MODULES = (
     "artifact",
     "mutation",
     "equivalent",
-    "demo",
-    "stress",
-    "bench",
     "bench_loop",
-    "lease",
     "dev",
 )
-VERBS = {module.NAME: module for module in (importlib.import_module(f"lab.commands.{name}") for name in MODULES)}
+# The engine's verbs, then the course's own (course.toml's `commands`: the field's demo, stress,
+# bench and lease), each a module of the same shape, imported by the name the manifest gives.
+VERBS = {
+    module.NAME: module
+    for module in map(importlib.import_module, [*(f"lab.commands.{name}" for name in MODULES), *course_commands()])
+}
 # The first command whose language is the locale's, for want of a choice, says so in its first
 # line (on stderr: its output stays what it was), once, with the commands that settle it; the verb
 # that settles it says so itself whenever it is asked.

@@ -1,6 +1,6 @@
 """The class at a glance as a chart: class.svg and class.png beside class.md.
 
-matplotlib with the Agg backend, as the bench's chart (lab/field/chart.py), so it draws on a machine
+matplotlib with the Agg backend, as the bench's chart (field/chart.py), so it draws on a machine
 without a display; in the run's language, in a font that has it (lab/text/fonts.py). Two panels: for
 each mutant, how many learners' predictions for its step catch it out of those who wrote one
 (the broken change to review marked ★); and the clauses whose credit checks the most learners

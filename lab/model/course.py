@@ -114,6 +114,11 @@ def load_course(root: Path = LAB_ROOT) -> tuple[Step, ...]:
     )
 
 
+def course_commands(root: Path = LAB_ROOT) -> tuple[str, ...]:
+    """The modules of the course's own verbs (course.toml's `commands`), beside the engine's."""
+    return tuple(_manifest(root).get("commands", ()))
+
+
 @cache
 def closing_questions(root: Path = LAB_ROOT) -> tuple[ClosingQuestion, ...]:
     """The closing questions in order, each with its model answer (lines as course.toml wraps them)."""

@@ -23,11 +23,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from lab.field.artifact import materialize
-from lab.field.bench import STEADY, quartiles
-from lab.field.peers import environment
-from lab.field.peers.drivers import SAME
-from lab.field.peers.story import WORDS
+from field.artifact import materialize
+from field.measure import STEADY, quartiles
+from field.peers import environment
+from field.peers.drivers import SAME
+from field.peers.story import WORDS
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of

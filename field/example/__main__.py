@@ -1,6 +1,6 @@
 """The worker as a command, with the standard library alone: `python3 FOLDER COMMAND`.
 
-    cp -r lab/field/example myworker
+    cp -r field/example myworker
     make artifact IMPL=solutions OUT=myworker/lease.py    # the eight functions in one file
     python3 myworker init
     python3 myworker enqueue job-1 job-2 job-3
@@ -19,7 +19,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-if __package__:  # python -m lab.field.example, inside the lab
+if __package__:  # python -m field.example, inside the lab
     from . import fenced_store, jobs_db, work, worker
 else:  # python3 FOLDER: the folder is first on sys.path
     import fenced_store

@@ -9,7 +9,7 @@ is not in the table.
 import importlib.util
 import sys
 
-from lab.field.stress_log import is_fence
+from field.stress_log import is_fence
 from lab.model.course import LAB_ROOT
 
 MODEL_FILE = LAB_ROOT / "checks" / "model.py"

@@ -15,7 +15,7 @@ stay violations:
   connection they share.
 """
 
-from lab.field.stress_log import is_fence
+from field.stress_log import is_fence
 
 RACE_CLAUSES = {"claim": "C4.6", "renew": "C5.6", "complete": "C6.5", "release": "C7.5", "claim_many": "C8.2"}
 RACE_WORDS = ("locked", "busy", "transaction")  # SQLite's words for a lock or a transaction it could not have

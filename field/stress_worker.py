@@ -46,9 +46,9 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab.field import stress_plays as plays
-from lab.field.artifact import import_file
-from lab.field.clock import Clock
+from field import stress_plays as plays
+from field.artifact import import_file
+from field.clock import Clock
 
 REAL_CONNECT = sqlite3.connect
 PICK = (

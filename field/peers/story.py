@@ -17,9 +17,9 @@ import tempfile
 from rich.console import Console
 from rich.table import Table
 
-from lab.field.artifact import materialize
-from lab.field.peers import environment
-from lab.field.peers.drivers import ORDERS, TTL
+from field.artifact import materialize
+from field.peers import environment
+from field.peers.drivers import ORDERS, TTL
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 

@@ -4,7 +4,7 @@ Every sentence comes from the catalogue's [field] table, in the report's languag
 contract's model says a call must do comes in both languages from the model itself.
 """
 
-from lab.field import recovery
+from field import recovery
 from lab.model.course import all_clauses
 from lab.text.messages import words_of
 

@@ -22,7 +22,7 @@ import sqlite3
 import time
 from contextlib import closing
 
-from lab.field.artifact import import_file
+from field.artifact import import_file
 
 REAL_CONNECT = sqlite3.connect
 POOL = 4000  # jobs per process in each database

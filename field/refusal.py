@@ -11,7 +11,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from lab.field.numbers import clock_value
+from field.numbers import clock_value
 from lab.text.messages import words_of
 
 COLUMNS = ("owner", "until", "fence", "done", "result")

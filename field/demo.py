@@ -17,8 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from lab.field.artifact import import_file, materialize, refused
-from lab.field.example import fenced_store
+from field.artifact import import_file, materialize, refused
+from field.example import fenced_store
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 
@@ -144,7 +144,7 @@ def main(impl_path, label, lang="en", unchecked=False, peers=False):
         figures = play(artifact, str(Path(folder) / "demo.db"), lang)
     status = ExitStatus.ALL_PASS if figures["held"] else ExitStatus.SOME_FAIL
     if peers:
-        from lab.field.peers import story  # its venv is made only when asked for
+        from field.peers import story  # its venv is made only when asked for
 
         status = max(status, story.main(impl_path, label, lang))
     return status

@@ -16,9 +16,9 @@ def add_arguments(parser):
 
 
 def run(arguments, settings):
+    from field import stress
+    from field.artifact import reported
     from lab.commands.numbers import positive
-    from lab.field import stress
-    from lab.field.artifact import reported
 
     positive(arguments.seconds, "--seconds", settings.lang)
     positive(arguments.workers, "--workers", settings.lang)

@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from lab.field.bench import GOAL
+from field.measure import GOAL
 from lab.text.fonts import families
 from lab.text.messages import words_of
 

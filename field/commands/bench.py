@@ -16,9 +16,9 @@ def add_arguments(parser):
 
 
 def run(arguments, settings):
+    from field import bench
+    from field.artifact import reported
     from lab.commands.numbers import counts, positive
-    from lab.field import bench
-    from lab.field.artifact import reported
 
     positive(arguments.duration, "--duration", settings.lang)
     workers = counts(arguments.workers, settings.lang)

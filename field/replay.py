@@ -40,8 +40,8 @@ says, or nothing, unless its observed row tells.
 
 from dataclasses import dataclass, field, replace
 
-from lab.field import contract, faults
-from lab.field.stress_log import is_fence
+from field import contract, faults
+from field.stress_log import is_fence
 
 MOST_CALLS = 24
 MOST_STEPS = 50_000

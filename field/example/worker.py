@@ -21,7 +21,7 @@ clock is the caller's, as everywhere in the lab: `clock()` gives `now`.
 import time
 from dataclasses import dataclass
 
-if __package__:  # lab.field.example.worker, inside the lab
+if __package__:  # field.example.worker, inside the lab
     from . import jobs_db
 else:  # copied out and run as `python3 FOLDER`: the folder is first on sys.path
     import jobs_db

@@ -14,8 +14,8 @@ def add_arguments(parser):
 
 
 def run(arguments, settings):
-    from lab.field import demo
-    from lab.field.artifact import reported
+    from field import demo
+    from field.artifact import reported
 
     return reported(
         lambda: demo.main(settings.impl, settings.impl_label, settings.lang, arguments.unchecked, arguments.peers)

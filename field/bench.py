@@ -41,8 +41,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from lab.field import bench_worker, interval
-from lab.field.artifact import import_file, materialize, refused
+from field import bench_worker, interval
+from field.artifact import import_file, materialize, refused
+from field.measure import GOAL, STEADY, quartiles
 from lab.model.course import LAB_ROOT
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
@@ -75,8 +76,6 @@ MIN_ROUNDS_JUDGED = 7
 MIN_ROUNDS = 4
 MAX_ROUNDS = 400  # and at most: BENCH_TIME=1 asks for about 50 on a quiet machine
 SYNCHRONOUS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
-GOAL = 1.25
-STEADY = 0.5  # seconds per measurement below which the result is a preview
 WIDTH = 132  # the table's columns, so that a pipe or a narrow terminal does not cut them
 
 
@@ -96,14 +95,6 @@ class Row:
     def spread(self, kind):
         """The lower and upper quartile of the pairs' floor/artifact."""
         return quartiles(self.ratios[kind])
-
-
-def quartiles(values):
-    """The lower and upper quartile of measured values (one value: itself twice)."""
-    if len(values) < 2:
-        return values[0], values[0]
-    low, _, high = statistics.quantiles(values, n=4, method="inclusive")
-    return low, high
 
 
 def provision(lease, folder, most):
@@ -305,7 +296,7 @@ def render(rows, label, duration, where, lang="en", console=None):
 
 
 def write(rows, label, out, duration=None, judged=None, lang="en"):
-    from lab.field import chart
+    from field import chart
 
     out = Path(out) if Path(out).is_absolute() else LAB_ROOT / out
     out.mkdir(parents=True, exist_ok=True)
@@ -344,7 +335,7 @@ def main(impl_path, label, duration, counts, out, lang="en", peers=False):
     for path in write(rows, label, out, duration, judged, lang):
         print(words_of("field", lang)("bench_wrote", path=path))
     if peers:
-        from lab.field.peers import bench as peers_bench  # peers/bench.py imports this module
+        from field.peers import bench as peers_bench  # matplotlib and the peers' venv: only when asked
 
         return peers_bench.main(impl_path, label, duration, out, lang)
     return ExitStatus.ALL_PASS

@@ -1,6 +1,6 @@
 """`python -m lab lease VERB`: call one function of the artifact on a database file.
 
-Two terminals can play worker A and worker B by hand (lab/field/lease_call.py makes the call).
+Two terminals can play worker A and worker B by hand (field/lease_call.py makes the call).
 """
 
 import argparse
@@ -12,7 +12,7 @@ MAKE_TARGETS = ("lease",)
 
 
 def add_arguments(parser):
-    from lab.field.lease_call import CALLS, OPTIONS, parameters_of
+    from field.lease_call import CALLS, OPTIONS, parameters_of
 
     parser.epilog = parser.text("epilog")
     options.impl(parser)
@@ -30,7 +30,7 @@ def add_arguments(parser):
 
 
 def _options(parser, again=False):
-    from lab.field import busy
+    from field import busy
 
     # Before or after the verb alike; after it, an option left out must not hide the one before.
     keep = {"default": argparse.SUPPRESS} if again else {}
@@ -50,7 +50,7 @@ def _options(parser, again=False):
 
 
 def run(arguments, settings):
-    from lab.field.artifact import reported
-    from lab.field.lease_call import run as call
+    from field.artifact import reported
+    from field.lease_call import run as call
 
     return reported(lambda: call(arguments, settings))

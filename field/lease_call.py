@@ -1,4 +1,4 @@
-"""`python -m lab lease`: call one function of the artifact on a database file (lab/commands/lease.py parses it).
+"""`python -m lab lease`: call one function of the artifact on a database file (field/commands/lease.py parses it).
 
 Two terminals can play worker A and worker B by hand. `--now` is the caller's clock (default:
 the wall clock, time.time()). Exit status 0 when the call succeeded, 1 when it was refused (no
@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from lab.field import busy, refusal
-from lab.field.artifact import ArtifactBroken, import_file, materialize
-from lab.field.numbers import clock_value
+from field import busy, refusal
+from field.artifact import ArtifactBroken, import_file, materialize
+from field.numbers import clock_value
 from lab.model.course import load_course
 from lab.model.implementation import UsageError
 from lab.model.status import ExitStatus

@@ -19,11 +19,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.field import invariants, recovery
-from lab.field.artifact import ArtifactBroken, import_file, materialize
-from lab.field.fleet import Fleet
-from lab.field.stress_report import render
-from lab.field.stress_worker import Plan
+from field import invariants, recovery
+from field.artifact import ArtifactBroken, import_file, materialize
+from field.fleet import Fleet
+from field.stress_report import render
+from field.stress_worker import Plan
 from lab.model.status import ExitStatus
 from lab.text.messages import words_of
 

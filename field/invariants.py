@@ -25,9 +25,9 @@ job before the call that broke it.
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from lab.field import contract, faults, replay
-from lab.field.recovery import WHOLE_DB
-from lab.field.stress_log import Op, is_fence, load
+from field import contract, faults, replay
+from field.recovery import WHOLE_DB
+from field.stress_log import Op, is_fence, load
 
 __all__ = ["Findings", "Op", "load", "verify", "writes_before"]
 

@@ -14,8 +14,8 @@ import signal
 import time
 from multiprocessing.connection import wait
 
-from lab.field import stress_worker
-from lab.field.clock import Clock
+from field import stress_worker
+from field.clock import Clock
 
 HANG_LIMIT = 30.0  # seconds past the end before a worker that does not stop is reported hung
 STARTUP_LIMIT = 120.0
