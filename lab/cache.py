@@ -9,7 +9,8 @@ is a new key.
 Results (lab/model/results.py: a check's Result, a Prediction) are given to ``set`` as they are,
 and written here; one that is not complete (its run ended without its verdict) makes the whole
 value refused. A verdict kept is served again until its inputs change: one that was never found
-must be looked for again, whoever asks.
+must be looked for again, whoever asks. (A class run keeps a learner whose budget alone cut the
+run short under a namespace of its own, as facts: lab/grading/regrade.py.)
 """
 
 from __future__ import annotations

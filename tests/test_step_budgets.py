@@ -6,7 +6,10 @@ with the reference's `claim` standing in."""
 from learner_folders import make_learner
 
 import lab.grading.classroom as classroom
-from lab.grading import credit
+from lab import cache
+from lab.grading import credit, regrade
+from lab.grading.submission import find_submissions
+from lab.model.results import CheckStatus, Result, Words
 
 WAITS_WHILE_HELD = """
 
@@ -39,3 +42,30 @@ def test_a_claim_that_waits_costs_its_own_step_only(tmp_path):
     credited = [n for n in course_steps if credit.earned(learner.credit.get(n, []))]
     assert learner.budget_used, "the course run should have used up its budget: no test of the shares"
     assert credited == [1, 2, 3, 5, 6, 7, 8], [(n, [r.status for r in learner.credit.get(n, [])]) for n in course_steps]
+
+
+def test_a_learner_whose_budget_ran_out_is_kept_and_a_re_grade_checks_nobody(tmp_path, monkeypatch):
+    """The verdict a class run gave a learner whose budget ran out is kept while their files are
+    unchanged: a re-grade (in another language, say) checks nobody and words the same verdicts;
+    --regrade-all (use_cache=False) checks them again."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    steps = make_learner(tmp_path / "class" / "waits", "complete", checkout=False)
+    claim_file = steps / "04-claim" / "step.py"
+    claim_file.write_text(claim_file.read_text() + WAITS_WHILE_HELD, encoding="utf-8")
+    graded = classroom.check_class(tmp_path / "class", time_limit=TIME_LIMIT, budget=BUDGET, mutants=False)
+    again = classroom.check_class(tmp_path / "class", time_limit=TIME_LIMIT, budget=BUDGET, mutants=False, lang="ja")
+    ((first,), (kept,)) = graded.submissions, again.submissions
+    assert first.budget_used and not first.cached and kept.cached and kept.budget_used
+    assert (kept.results, kept.credit) == (first.results, first.credit)
+    every = [*kept.results, *(r for n in sorted(kept.credit) for r in kept.credit[n])]
+    assert not all(r.complete for r in every), "no verdict was cut short: nothing of CUT_SHORT was tested"
+
+
+def test_a_run_that_lost_a_child_is_never_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    steps = make_learner(tmp_path / "class" / "ada", "complete", checkout=False)
+    (submission,) = find_submissions(tmp_path / "class")
+    lost = Result("x::test_x", "test_x", "ada", 1, [], CheckStatus.FAILED, Words("lost_run"), 0.0, complete=False)
+    submission.impl, submission.results = steps, [lost]
+    regrade.keep(submission, "k")
+    assert not regrade.load(find_submissions(tmp_path / "class")[0], "k")
