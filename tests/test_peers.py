@@ -252,7 +252,7 @@ def test_the_peers_bench_writes_its_table_beside_the_benchs(tmp_path, peers_pyth
     assert bench.main(REFERENCE, "solutions", 0.01, tmp_path, "ja") == 0
     shown = capsys.readouterr().out
     assert "取り出しと完了の組 / 秒" in shown and "× 成果物" in shown and "同じ条件" in shown
-    assert "そのままの設定" in shown and "ライブラリが設定させないもの" in shown
+    assert "本来の設定" in shown and "ライブラリが設定させないもの" in shown
     assert (tmp_path / "peers.json").exists()
 
 

@@ -297,7 +297,7 @@ def test_class_md_shows_a_flagged_pair_side_by_side_and_inert(tmp_path, lang):
     assert (
         heading
         if lang == "en"
-        else "### copier と 参照実装: copier 自身のコードの 100% がそこに見つかります (90% 以上)"
+        else "### copier と 参照実装: copier 自身のコードの 100% が相手のファイルに見つかる (90% 以上)"
     ) in section
     row = next(line for line in section.splitlines() if "ROLLBACK" in line)
     left, right = row.strip("|").split(" | ")
