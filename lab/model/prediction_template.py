@@ -12,7 +12,7 @@ TEMPLATE = '''"""Step {n} · {function}: your prediction, written before you imp
 Which input, exception or stored state would tell the broken change to review in CONTRACT.md
 apart from correct code? Write it as the test below. `lease` is an implementation, the
 reference or one broken version: a module with the {count_word} functions (lease.{first},
-lease.{second}, ..., lease.{function}). `db` is the path of a fresh database file that already holds
+lease.{second}, ..., lease.{last}). `db` is the path of a fresh database file that already holds
 the jobs table; for a file without it, add `new_db` and call new_db(with_table=False).
 Assert what correct code must do. `make check-step {n}` runs this test against the reference
 and against every broken version (mutant) of step {n}, never against your own code, and shows
@@ -22,7 +22,7 @@ which ones your prediction catches.
 
 CONTRACT.ja.md のレビューする誤った変更を、正しいコードと見分ける入力・例外・保存された
 状態は何でしょうか。下のテストとして書いてください。`lease` は実装で、参照実装か誤った版の
-1 つです: {count} つの関数 (lease.{first}、lease.{second}、…、lease.{function}) を持つモジュール。
+1 つです: {count} つの関数 (lease.{first}、lease.{second}、…、lease.{last}) を持つモジュール。
 `db` は jobs テーブルがすでにある新しいデータベースファイルのパスです。テーブルのない
 ファイルが必要なら `new_db` を引数に加えて new_db(with_table=False) を呼びます。
 正しいコードがすべきことを `assert` で書きます。`make check-step {n}` がこのテストを参照実装と
@@ -48,4 +48,5 @@ def prediction_template(step: Step, course: tuple[Step, ...] | None = None) -> s
         count_word=NUMBER_WORDS.get(count, str(count)),
         first=course[0].function,
         second=course[1].function,
+        last=course[-1].function,
     )
