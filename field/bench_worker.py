@@ -23,6 +23,7 @@ import time
 from contextlib import closing
 
 from field.artifact import import_file
+from field.peers.drivers import Kept  # a connection that outlives the call that opened it
 
 REAL_CONNECT = sqlite3.connect
 POOL = 4000  # jobs per process in each database
@@ -35,26 +36,6 @@ COMPLETE = "UPDATE jobs SET result=?, done=1 WHERE id=? AND owner=? AND fence=? 
 
 def job_id(process, number):
     return f"p{process}-{number:05d}"
-
-
-class Kept:
-    """A connection that outlives the call that opened it: close() keeps it open."""
-
-    def __init__(self, conn):
-        self._conn = conn
-
-    def __getattr__(self, name):
-        return getattr(self._conn, name)
-
-    def __enter__(self):
-        self._conn.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        return self._conn.__exit__(*exc)
-
-    def close(self):
-        pass
 
 
 class Connections:

@@ -32,7 +32,8 @@ def settings(conn):
 
 
 class Kept:
-    """The artifact's one connection under SAME: close() keeps it open; each call's isolation level."""
+    """A connection that outlives the call that opened it: close() keeps it open (the artifact's
+    one connection under SAME here, the bench's kept settings in field/bench_worker.py)."""
 
     def __init__(self, conn):
         self._conn = conn
