@@ -14,6 +14,7 @@ from lab.grading.check import CheckRun
 from lab.learner.compared import Seen
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
+from lab.model.prediction_file import tidy
 from lab.model.results import MutantVerdict, Prediction, PredictionStatus, Result
 from lab.reporters import FILES, results_json
 from lab.reporters import terminal as report
@@ -200,12 +201,13 @@ def test_a_compare_phase_once_seen_folds_to_one_line_until_show_mutants_or_a_new
 
 
 def test_a_failed_prediction_names_the_call_as_written_not_by_its_repr():
+    """The lab's own code's functions and a pytest folder's database (the form of an older run)."""
     message = (
         "steps/04-claim/prediction.py, line 4: assert lease.claim(db, 'job', 'B', 10.0, 5.0) == 3\nassert 2 == 3\n"
         " +  where 2 = <function claim at 0x7f8bd8618a40>('/dev/shm/lease-lab-w_h_8sme/pytest-of-unknown/pytest-0/t_0/jobs-0.db', 'job', 'B', 10.0, 5.0)\n"
         " +    where <function claim at 0x7f8bd8618a40> = <module 'lease'>.claim"
     )
-    assert report.tidy(message).splitlines() == [
+    assert tidy(message).splitlines() == [
         "steps/04-claim/prediction.py, line 4: assert lease.claim(db, 'job', 'B', 10.0, 5.0) == 3",
         "assert 2 == 3",
         " +  where 2 = lease.claim(db, 'job', 'B', 10.0, 5.0)",

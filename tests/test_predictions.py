@@ -82,6 +82,11 @@ def test_a_prediction_that_rejects_correct_code_says_why(three_predictions):
     found = three_predictions["rejects"]
     assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
     assert "assert None == 1" in found.said("en")  # the learner's own assert, rewritten by pytest
+    # pytest names the call by the reprs of what was called: as the learner wrote it, never the
+    # lab's objects, their addresses or the sandbox's paths (in every report, JSON included).
+    said = found.said("en")
+    assert "lease.claim(db, 'never-enqueued', 'A', now=0, ttl=10)" in said, said
+    assert not any(leak in said for leak in ("object at 0x", "functools", "/run/", "scratch", "Link")), said
 
 
 @pytest.mark.usefixtures("cache_entries_added_only")
@@ -257,6 +262,9 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
     assert {m["id"] for m in predicted} == set(ada.outcomes)
     japanese = class_table.table(outcome, "ja")
     assert japanese[0][-2] == "予想" and f"{own} 件中 {ada.caught_count} 件" in japanese[1][-2]
+    for name in ("ada", "ben"):  # each prediction's file and message named from the learner's folder
+        text = (tmp_path / "out" / "learners" / f"{name}.json").read_text(encoding="utf-8")
+        assert str(tmp_path) not in text and "/run/lease-lab" not in text, name
 
 
 @pytest.mark.parametrize(

@@ -34,9 +34,16 @@ def clean(text, submission, root):
 
 
 def cleaned(results, submission, root):
-    """Results (runner.Result or predictions.Prediction) with clean messages: for the learner's
-    JSON, JUnit and Exercism files."""
-    return [replace(r, message=mapped(r.message, lambda text: clean(text, submission, root))) for r in results]
+    """Results (runner.Result or predictions.Prediction) with clean messages, and a prediction's
+    file named from the learner's folder: for the learner's JSON, JUnit and Exercism files."""
+
+    def tidied(text):
+        return clean(text, submission, root)
+
+    return [
+        replace(r, message=mapped(r.message, tidied), **({"file": tidied(r.file)} if hasattr(r, "file") else {}))
+        for r in results
+    ]
 
 
 def html(text, lang, title):

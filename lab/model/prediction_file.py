@@ -4,6 +4,7 @@ prediction or is still the template as shipped (the stubs' reader and the grader
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,3 +48,23 @@ def _placeholder(statement: ast.stmt) -> bool:
         raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
         return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
     return False
+
+
+# pytest's explanation of a failed assert names the functions and the database file by their
+# reprs: the target's functions read `lease.claim` (lab/running/prediction_plugin.py: Call), a
+# function of the lab's own code `<function claim at 0x7f…>`, and the database a scratch path
+# (`'/…/db-1a2b3c/jobs.db'`): the learner wrote lease.claim and db.
+FUNCTION_REPR = re.compile(r"<function (\w+) at 0x[0-9a-f]+>")
+SCRATCH_DB = re.compile(r"'/[^']*/(?:db-[^'/]+/jobs\.db|pytest-of-[^']*?/jobs-\d+\.db)'")
+
+
+def tidy(message: str) -> str:
+    """A failed prediction's message with the functions named as the learner calls them, the
+    scratch database as `db`, and pytest's lines that only restate where a function came from dropped."""
+    lines = []
+    for line in message.splitlines():
+        line = SCRATCH_DB.sub("db", FUNCTION_REPR.sub(r"lease.\1", line))
+        if re.fullmatch(r"\s*\+\s+where lease\.\w+ = (?:<module 'lease'>|lease)\.\w+", line):
+            continue
+        lines.append(line)
+    return "\n".join(lines)

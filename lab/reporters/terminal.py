@@ -17,7 +17,6 @@ The rule is lab/reporters/phases.py's, which the files a run writes follow too.
 """
 
 import functools
-import re
 
 from rich.console import Console
 from rich.markup import escape
@@ -234,7 +233,7 @@ def _render_prediction(console, words, prediction, verdicts, strict, lang="en", 
         console.print(f"  [yellow]{escape(words('prediction_none', file=prediction.file))}[/]")
     elif prediction.status == PredictionStatus.REJECTS:
         console.print(f"  [red]{escape(words('prediction_rejects', file=prediction.file))}[/]")
-        for line in tidy(prediction.said(lang)).splitlines():
+        for line in prediction.said(lang).splitlines():
             console.print(f"      {escape(line)}")
     elif not prediction.complete:
         console.print(f"  [yellow]{escape(words('prediction_not_judged', file=prediction.file))}[/]")
@@ -246,24 +245,6 @@ def _render_prediction(console, words, prediction, verdicts, strict, lang="en", 
         console.print(f"  [{'green' if snippet else 'yellow'}]{escape(heading)}[/]")
     if strict and not prediction.catches_the_snippet([v.mutant for v in verdicts]):
         console.print(f"  [red bold]{escape(words('strict_fails'))}[/]")
-
-
-# pytest's explanation of a failed assert names the functions and the database file by their
-# reprs (`<function claim at 0x7f…>`, a scratch path): the learner wrote lease.claim and db.
-FUNCTION_REPR = re.compile(r"<function (\w+) at 0x[0-9a-f]+>")
-SCRATCH_DB = re.compile(r"'/[^']*/pytest-of-[^']*?/(jobs-\d+\.db)'")
-
-
-def tidy(message):
-    """A failed prediction's message with the functions named as the learner calls them, the
-    scratch database as `db`, and pytest's lines that only restate where a function came from dropped."""
-    lines = []
-    for line in message.splitlines():
-        line = SCRATCH_DB.sub("db", FUNCTION_REPR.sub(r"lease.\1", line))
-        if re.fullmatch(r"\s*\+\s+where lease\.\w+ = <module 'lease'>\.\w+", line):
-            continue
-        lines.append(line)
-    return "\n".join(lines)
 
 
 def _render_mutant(console, words, verdict, clauses, lang, prediction, named):

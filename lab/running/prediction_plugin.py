@@ -10,7 +10,6 @@ files are copies named ``test_prediction_NN.py`` (NN: the step) in a folder of t
 conftest.py of the learner and none of the lab's checks take part.
 """
 
-import functools
 import importlib.util
 import itertools
 import json
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, load_course, step_of_check
+from lab.model.prediction_file import tidy
 from lab.model.results import CheckStatus, Words, as_json
 from lab.model.targets import Plan
 from lab.running.recorder import recorder_of
@@ -88,7 +88,9 @@ class Link:
 
 
 class Target:
-    """The target of the prediction: its functions, each a call through the host."""
+    """The target of the prediction: its functions, each a call through the host. Shown as the
+    learner wrote it (`lease`, `lease.claim`): pytest's explanation of a failed assert names both
+    by their reprs, which would otherwise be the lab's objects and their addresses."""
 
     def __init__(self, link):
         self._link = link
@@ -96,7 +98,23 @@ class Target:
     def __getattr__(self, name):
         if name not in FUNCTIONS:
             raise AttributeError(name)
-        return functools.partial(self._link.call, name)
+        return Call(self._link, name)
+
+    def __repr__(self):
+        return "lease"
+
+
+class Call:
+    """One function of the target: calling it is a call through the host."""
+
+    def __init__(self, link, name):
+        self._link, self._name = link, name
+
+    def __call__(self, *args, **kwargs):
+        return self._link.call(self._name, *args, **kwargs)
+
+    def __repr__(self):
+        return f"lease.{self._name}"
 
 
 FUNCTIONS = {step.function for step in load_course()}
@@ -129,7 +147,7 @@ def pytest_runtest_call(item):
         line = frames[-1].lineno
         source = (linecache.getline(frames[-1].filename, line) or frames[-1].line or "").strip()
         located = AssertionError(
-            Words("prediction_failed_at", file=str(item.path), line=line, source=source) + f"\n{error}"
+            Words("prediction_failed_at", file=str(item.path), line=line, source=source) + f"\n{tidy(str(error))}"
         )
         located.__notes__ = getattr(error, "__notes__", [])
         raise located from error
