@@ -10,6 +10,8 @@ from lab import cache
 from lab.grading import credit, regrade
 from lab.grading.submission import find_submissions
 from lab.model.results import CheckStatus, Result, Words
+from lab.running import probe
+from lab.sandbox.loading import LoadStopped
 
 WAITS_WHILE_HELD = """
 
@@ -69,3 +71,33 @@ def test_a_run_that_lost_a_child_is_never_kept(tmp_path, monkeypatch):
     submission.impl, submission.results = steps, [lost]
     regrade.keep(submission, "k")
     assert not regrade.load(find_submissions(tmp_path / "class")[0], "k")
+
+
+LOOPS_AT_IMPORT = "\nwhile True:  # the top level never ends\n    pass\n"
+
+
+def test_a_file_that_hangs_at_import_costs_its_own_step_only(tmp_path, monkeypatch):
+    """Step 2's file never finishes running: steps 3 to 8 are credited, the reference's step 2
+    standing in, and the runs after the first know the file without waiting for it again."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    steps = make_learner(tmp_path / "class" / "loops", "complete", checkout=False)
+    enqueue_file = steps / "02-enqueue" / "step.py"
+    enqueue_file.write_text(enqueue_file.read_text() + LOOPS_AT_IMPORT, encoding="utf-8")
+    stops = []
+    real_load = probe.load
+
+    def load(process, implementation, known, *rest, **named):
+        try:
+            return real_load(process, implementation, known, *rest, **named)
+        except LoadStopped as stopped:
+            stops.append(str(stopped.file.path))
+            raise
+
+    monkeypatch.setattr(probe, "load", load)
+    outcome = classroom.check_class(tmp_path / "class", time_limit=3, budget=64, mutants=False)
+    (learner,) = outcome.submissions
+    credited = [n for n in range(1, 9) if credit.earned(learner.credit.get(n, []))]
+    assert credited == [1, 3, 4, 5, 6, 7, 8], [
+        (n, [r.said("en") for r in learner.credit.get(n, [])][:1]) for n in range(1, 9)
+    ]
+    assert stops == [str(enqueue_file)]  # waited for once, by the course run's probe: never by a credit run

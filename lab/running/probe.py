@@ -4,6 +4,11 @@ A file whose top level loops forever, waits on a lock or ends the process (``os.
 crash) would otherwise cost every check of every later step its whole time limit or a new
 learner process. The probe finds such files before the checks start; the checks' loader then
 reports them once per check without running them again.
+
+A file found so is remembered for the rest of the process, by its path, text and the time limit
+(``_stopped``): the runs that follow over the same file (a class learner's credit runs, one per
+failing step, each with a share of the budget) skip it at once instead of waiting out its time
+limit again, so a file that hangs at its top level costs its own step only, on a busy machine too.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from lab.sandbox.channel import LearnerProcess
 from lab.sandbox.loading import LoadStopped, load
 
 if TYPE_CHECKING:
-    from lab.model.implementation import Implementation
+    from lab.model.implementation import Implementation, SourceFile
     from lab.model.results import Text
     from lab.sandbox.shapes import Settings
 
@@ -27,7 +32,12 @@ def find_problems(
 
     started: a private learner process started for this before the files were read (a spare's,
     lab/running/spare.py), used for the first try; it is ended here in any case."""
-    known: dict[int, Text] = {}
+    known: dict[int, Text] = {
+        step: _stopped[_seen(file, settings)]
+        for file in implementation.files
+        if _seen(file, settings) in _stopped
+        for step in file.steps
+    }
     try:
         for _ in implementation.files:
             process, started = started or LearnerProcess(settings.scratch, settings.confined, private=True), None
@@ -37,12 +47,20 @@ def find_problems(
             except LoadStopped as stopped:
                 # one_by_one: the load stopped on one file, which it names
                 known.update(dict.fromkeys(stopped.file.steps, stopped.message))  # type: ignore[union-attr]
+                _stopped[_seen(stopped.file, settings)] = stopped.message  # type: ignore[arg-type]
             finally:
                 process.kill()
     finally:
         if started:
             started.kill()
     return tuple(known.items())
+
+
+_stopped: dict[tuple[str, str, float], Text] = {}  # (path, text, time limit) -> facts: files found to stop
+
+
+def _seen(file: SourceFile, settings: Settings) -> tuple[str, str, float]:
+    return str(file.path), file.text or "", settings.time_limit
 
 
 class SharedProbe:
