@@ -101,3 +101,23 @@ def test_a_file_that_hangs_at_import_costs_its_own_step_only(tmp_path, monkeypat
         (n, [r.said("en") for r in learner.credit.get(n, [])][:1]) for n in range(1, 9)
     ]
     assert stops == [str(enqueue_file)]  # waited for once, by the course run's probe: never by a credit run
+
+
+RAISES_AFTER_ITS_FUNCTION = "\nraise RuntimeError('half-typed line')\n"
+
+
+def test_a_file_that_raises_after_defining_its_function_costs_its_own_step(tmp_path, monkeypatch):
+    """Step 4's file defines a correct claim, then raises: the module does not import, so step 4
+    earns no credit (as its course verdict says), and steps 5 to 8 are credited, the reference's
+    step 4 standing in for it."""
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    steps = make_learner(tmp_path / "class" / "raises", "complete", checkout=False)
+    claim_file = steps / "04-claim" / "step.py"
+    claim_file.write_text(claim_file.read_text() + RAISES_AFTER_ITS_FUNCTION, encoding="utf-8")
+    outcome = classroom.check_class(tmp_path / "class", time_limit=10, budget=120, mutants=False)
+    (learner,) = outcome.submissions
+    credited = [n for n in range(1, 9) if credit.earned(learner.credit.get(n, []))]
+    assert credited == [1, 2, 3, 5, 6, 7, 8], [
+        (n, [r.said("en") for r in learner.credit.get(n, [])][:1]) for n in range(1, 9)
+    ]
+    assert "RuntimeError" in learner.credit[4][0].said("en")

@@ -8,6 +8,7 @@ earlier step's function by its bare name, just as in the assembled artifact.
 
 from __future__ import annotations
 
+import ast
 import os
 import types
 from dataclasses import dataclass, field, replace
@@ -136,18 +137,29 @@ def load(
                 loaded.problems[number] = problem
             elif not callable(getattr(module, function, None)):
                 loaded.problems[number] = Words("defines_no", file=shown, function=function)
-        if not file.steps and not problem:
-            stood_in |= standing_in(loaded.problems, {n for n, v in vars(module).items() if callable(v)})
+        if not file.steps and not problem and file.text is not None:
+            stood_in |= standing_in(loaded.problems, defined_by(file.text))
     for number in stood_in:
         loaded.problems.pop(number, None)
     return loaded
 
 
-def standing_in(problems: Collection[int], callables: Collection[str]) -> set[int]:
-    """The steps of problems whose functions are callable once a file that serves no step ran: the
-    reference's, standing in for them in a credit target (lab/grading/credit.py). Such a step has
-    no problem: its file went wrong, but a check of another step that calls its function runs."""
-    return {number for number in problems if load_course()[number - 1].function in callables}
+def standing_in(problems: Collection[int], defined: Collection[str]) -> set[int]:
+    """The steps of problems whose functions a file that serves no step defines: the reference's,
+    standing in for them in a credit target (lab/grading/credit.py). Such a step has no problem:
+    its file went wrong, but a check of another step that calls its function runs. A function
+    the learner's broken file defined before it went wrong stands in for nothing: a credit
+    target's own step has no reference file, and its broken file costs it its credit."""
+    return {number for number in problems if load_course()[number - 1].function in defined}
+
+
+def defined_by(text: str) -> set[str]:
+    """The functions a file of the lab's own reference defines at its top level."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def execute(text: str, filename: str, shown: str, module: types.ModuleType) -> Words | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lab.model.course import load_course
-from lab.model.implementation import MAX_FILE, display_path, standing_in
+from lab.model.implementation import MAX_FILE, defined_by, display_path, standing_in
 from lab.model.results import Words
 from lab.sandbox.channel import REPLY_GRACE, ChannelLost, Stalled
 
@@ -66,8 +66,8 @@ def load(
                     problems[number] = problem
                 elif function not in callables:
                     problems[number] = Words("defines_no", file=request["shown"], function=function)
-            if not file.steps and not problem:
-                stood_in |= standing_in(problems, callables)
+            if not file.steps and not problem and file.text is not None:
+                stood_in |= standing_in(problems, defined_by(file.text))
     for number in stood_in:
         problems.pop(number, None)
     return [request for _, request in to_run], callables, problems
