@@ -2,6 +2,7 @@
 3 the lab itself is broken."""
 
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -91,6 +92,29 @@ def test_3_in_one_line_when_course_toml_has_a_format_this_lab_does_not_read(tmp_
     assert lab_main.main(["check", "1"]) == ExitStatus.LAB_BROKEN
     error = capsys.readouterr().err
     assert error.startswith("The lab itself is broken: ") and len(error.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("manifest", "said"),
+    [(f"format_version = {FORMAT_VERSION + 1}\n", "format_version"), ("format_version = 2\n[[steps]\n", "not TOML")],
+)
+def test_3_in_one_line_from_the_command_line_when_course_toml_cannot_be_read(tmp_path, manifest, said):
+    """The command tree reads course.toml for the course's own verbs when it is imported: a
+    manifest it cannot read is still one line and status 3, never a traceback."""
+    root = tmp_path / "lab"
+    for part in ("lab", "field"):
+        shutil.copytree(LAB_ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "course.toml").write_text(manifest, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "check", "1", "--lang", "en"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == ExitStatus.LAB_BROKEN, done.stderr
+    assert done.stderr.startswith("The lab itself is broken: ") and said in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("heading", ["### Exit statuses", "### 終了コード"])

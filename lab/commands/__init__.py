@@ -35,11 +35,22 @@ MODULES = (
     "bench_loop",
     "dev",
 )
+
+
+def _course_verbs():
+    """The modules of the course's own verbs; none while course.toml cannot be read (main then
+    says why, in one line)."""
+    try:
+        return course_commands()
+    except CourseFormatError:
+        return ()
+
+
 # The engine's verbs, then the course's own (course.toml's `commands`: the field's demo, stress,
 # bench and lease), each a module of the same shape, imported by the name the manifest gives.
 VERBS = {
     module.NAME: module
-    for module in map(importlib.import_module, [*(f"lab.commands.{name}" for name in MODULES), *course_commands()])
+    for module in map(importlib.import_module, [*(f"lab.commands.{name}" for name in MODULES), *_course_verbs()])
 }
 # The first command whose language is the locale's, for want of a choice, says so in its first
 # line (on stderr: its output stays what it was), once, with the commands that settle it; the verb

@@ -84,7 +84,10 @@ class ClosingQuestion:
 
 def _manifest(root: Path) -> dict[str, Any]:
     """course.toml at root, read afresh: load_course and closing_questions each cache their part."""
-    manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
+    try:
+        manifest = tomllib.loads((root / "course.toml").read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise CourseFormatError(say("course_unreadable", file=root / "course.toml", error=error)) from None
     found = manifest.get("format_version")
     if found != FORMAT_VERSION:
         raise CourseFormatError(say("unknown_format", file=root / "course.toml", found=found, known=FORMAT_VERSION))
