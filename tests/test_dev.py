@@ -35,10 +35,11 @@ def lab(root, *arguments, timeout=120):
 def copy(tmp_path):
     """A copy of the lab's course: its code, manifest, steps, solutions, checks and mutants."""
     root = tmp_path / "lab"
-    for part in ("lab", "checks", "mutants", "steps", "solutions"):
+    for part in ("lab", "checks", "mutants", "solutions"):
         shutil.copytree(LAB_ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__", ".lab"))
     shutil.copy(LAB_ROOT / "course.toml", root)
-    for step in COURSE:  # the templates as shipped, whatever the learner wrote in this checkout
+    write_stubs(root / "steps")  # the stubs and templates as shipped, whatever the learner wrote in this checkout
+    for step in COURSE:
         (root / "steps" / step.dir / "prediction.py").write_text(prediction_text(step), encoding="utf-8")
     return root
 
@@ -104,6 +105,26 @@ def test_dev_check_holds_the_readmes_step_tables_and_the_guides_progress_lines_w
     assert lab(copy, "dev", "update", timeout=900).stdout.split() == [str(readme), str(guide)]
     assert row in readme.read_text(encoding="utf-8") and shown in guide.read_text(encoding="utf-8")
     assert lab(copy, "dev", "check", "--no-run").returncode == ExitStatus.ALL_PASS
+
+
+def test_dev_update_without_the_stubs_says_so_in_one_line_after_naming_what_it_wrote(copy):
+    """A copy with no git history whose steps/ holds finished work has no stub to run the guides'
+    examples with: one line and status 3, never a traceback, and the files already written named."""
+    shutil.copy(LAB_ROOT / "README.md", copy)
+    shutil.copytree(LAB_ROOT / "docs", copy / "docs")
+    for step in COURSE:
+        shutil.copy(LAB_ROOT / "solutions" / step.dir / "step.py", copy / "steps" / step.dir / "step.py")
+    readme = copy / "README.md"
+    row = "| `init_db(path)` | the `jobs` table, idempotently |"
+    readme.write_text(
+        readme.read_text(encoding="utf-8").replace(row, "| `init_db(path)` | a table |"), encoding="utf-8"
+    )
+    done = lab(copy, "dev", "update", timeout=900)
+    assert done.returncode == ExitStatus.LAB_BROKEN, done.stderr
+    assert done.stdout.split() == [str(readme)] and row in readme.read_text(encoding="utf-8")
+    assert done.stderr.splitlines() == [
+        say("lab_broken", "en", error="no stub of step 1 in git history or in steps/01-init-db/step.py")
+    ]
 
 
 def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_part(copy):

@@ -113,6 +113,7 @@ LAB_BROKEN = {
     "lab.running.runner": "LabBroken",
     "lab.model.mutants": "MutantError",
     "lab.commands.parser": "MissingText",
+    "lab.model.pristine": "NoPristineStub",
 }
 
 

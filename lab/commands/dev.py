@@ -47,7 +47,9 @@ def run(arguments, settings):
         from lab.dev import examples
         from lab.dev.generated import update
 
-        for path in [*update(settings.root), *examples.update(settings.root)]:
+        for path in update(settings.root):  # said as soon as written: the examples' runs may stop the command
+            print(path, flush=True)
+        for path in examples.update(settings.root):
             print(path)
         return ExitStatus.ALL_PASS
     if arguments.action == "durations":
