@@ -42,7 +42,9 @@ def test_claim_many_answers_every_owner_of_a_live_lease_with_none(lease, db):
 
 @pytest.mark.clause("C8.1", "C8.2")
 @pytest.mark.race
-def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, new_db, slow_writes):
+def test_claim_many_has_one_winner_and_stores_one_of_its_owners(lease, new_db, slow_writes):
+    # Which owner wins is the race's: the index of the winner is held where the claims run in an
+    # order the checks know (the watched check below), so that a wrong order fails every run.
     for attempt in range(3):
         db = new_db()
         seed(db, "job", owner="old", until=10.0, fence=6)
@@ -57,12 +59,11 @@ def test_claim_many_has_one_winner_and_its_index_names_the_stored_owner(lease, n
             )
         )
         stored = row(db, "job")
-        winner = OWNERS[got.index(7)]
-        assert (stored["owner"], stored["fence"], stored["until"]) == (winner, 7, 15.0), explain(
+        assert stored["owner"] in OWNERS and (stored["fence"], stored["until"]) == (7, 15.0), explain(
             called,
             stored,
-            en=f"owner {winner!r} (the owner at the index of fence 7), fence 7, until 15",
-            ja=f"owner {winner!r} (fence 7 の位置の owner)、fence 7、until 15",
+            en=f"an owner of {OWNERS} (the one that won), fence 7, until 15",
+            ja=f"{OWNERS} のどれか (勝った owner)、fence 7、until 15",
         )
 
 
@@ -88,12 +89,14 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
     )
 
 
-@pytest.mark.clause("C8.1", "C8.3")
+@pytest.mark.clause("C8.1", "C8.2", "C8.3")
 @pytest.mark.race
 def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index(lease, db):
     # More owners than a pool has threads (a default pool has at most 32): any pool size works,
     # as long as every owner's claim is made once, with the given now and ttl. Two owners are
-    # named twice: each name is a claim of its own.
+    # named twice: each name is a claim of its own. The watched claims run one at a time, the
+    # owner that sorts last among those waiting first (lab/sandbox/meeting.py): the winner is
+    # never w00 and its claim ends first, whatever the machine's timing.
     owners = [f"w{i:02}" for i in range(40)]
     owners[20:20] = ["w03", "w11"]
     got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)
@@ -124,6 +127,18 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
             got,
             en="at index i, what the claim by owners[i] returned (exactly one fence 1, the others None)",
             ja="i 番目は owners[i] の claim が返した値 (fence 1 がちょうど 1 つ、ほかは None)",
+        ),
+    )
+    stored = row(db, "job")
+    winner = owners[got.index(1)] if isinstance(got, list) and 1 in got else None
+    expect(
+        stored["owner"] == winner and stored["fence"] == 1,
+        "C8.2",
+        explain(
+            called,
+            stored,
+            en=f"owner {winner!r} (the owner at the index of fence 1), fence 1",
+            ja=f"owner {winner!r} (fence 1 の位置の owner)、fence 1",
         ),
     )
     expect(

@@ -111,4 +111,4 @@ def test_a_claim_that_reads_outside_the_write_lock_is_caught_by_the_race_checks(
     done = lab("check", "8", "--impl", str(learner), "--no-mutants")
     assert done.returncode == ExitStatus.SOME_FAIL
     assert "✘ C4.6  test_racing_claims_have_exactly_one_winner" in done.stdout
-    assert "✘ C8.1 C8.2  test_claim_many_has_one_winner_and_its_index_names_the_stored_owner" in done.stdout
+    assert "✘ C8.1 C8.2  test_claim_many_has_one_winner_and_stores_one_of_its_owners" in done.stdout

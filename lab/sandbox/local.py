@@ -41,13 +41,13 @@ class LocalModule:
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
-            self._meeting.enter()
+            ticket = self._meeting.enter(arguments)
             try:
                 answer = real(*args, **kwargs)
             except BaseException as error:
-                self._meeting.leave(arguments, error)
+                self._meeting.leave(ticket, arguments, error)
                 raise
-            self._meeting.leave(arguments, answer)
+            self._meeting.leave(ticket, arguments, answer)
             return answer
 
         setattr(self._module, function, stand_in)

@@ -8,6 +8,14 @@ more threads meet at once; calls made one after the other never do, and each of 
 as having run alone. When the call ends (``leave``) its arguments, in the order of the function's
 parameters, and its answer are recorded.
 
+Once met, the calls run one at a time, of those waiting the one whose arguments sort last first,
+and the call that ran first returns last, once the meeting is idle. Any such order is one the
+calls could have run in, so no code that keeps its contract fails for it; but the order no longer
+depends on which thread the machine happened to start first. claim_many's checks need that: the
+first claim to run wins, it is never the first owner of the list nor the last, and it ends last,
+so results gathered in the order the claims end (not in the owners' order) put its fence at the
+end of the list on every run, not at the winner's index on some.
+
 For the lab's own code the stand-in calls the meeting directly (local.py); for a learner's, each
 call of the stand-in in the learner process is a connection to a socket the checks own
 (``Rendezvous``): the checks count the connections they accept and hold each one until its go,
@@ -31,30 +39,73 @@ MAX_LINE = 1 << 16  # bytes of what one call says on its connection
 MAX_CALLS = 256  # connections held at once; more are closed unanswered
 
 
+# Seconds of the check's clock a call may keep its turn, or the first call wait for the others: a
+# call that hangs longer is no longer waited for, and the calls after it run as they come.
+TURN_HELD = 5.0
+Ticket = tuple[str, int]  # a call's place in the meeting: its arguments' repr, then its arrival
+
+
 class Meeting:
     def __init__(self, patience: float) -> None:
         self.patience = patience
         self.change = threading.Condition()
         self.running = self.peak = self.alone = 0
         self.calls: list[tuple[tuple[object, ...], object]] = []  # (arguments, answer), in the order they ended
+        self.waiting: list[Ticket] = []  # the calls waiting for their turn
+        self.turn: Ticket | None = None  # the call that runs now
+        self.first: Ticket | None = None  # the call that ran first
+        self.arrivals = 0
 
-    def enter(self) -> None:
-        """One call starts; returns once it met another, or waited in vain."""
+    def enter(self, arguments: tuple[object, ...]) -> Ticket:
+        """One call starts; returns once it met another, or waited in vain, and it is its turn."""
         with self.change:
             self.running += 1
             self.peak = max(self.peak, self.running)
+            ticket = (repr(arguments), self.arrivals)
+            self.arrivals += 1
+            self.waiting.append(ticket)
             self.change.notify_all()
             # Once one call waited in vain, the next are counted with a short wait: one after
             # the other, forty calls would otherwise outlast the time limit.
             patience = self.patience if not self.alone else self.patience / 10
             if not clock.wait_for(self.change, lambda: self.peak >= 2, patience):
                 self.alone += 1
+            self._wait_for_the_turn_of(ticket)
+            return ticket
 
-    def leave(self, arguments: tuple[object, ...], answer: object) -> None:
+    def _wait_for_the_turn_of(self, ticket: Ticket) -> None:
+        def mine() -> bool:
+            return self.turn is None and max(self.waiting) == ticket
+
+        while not mine():
+            holder = self.turn
+            if not clock.wait_for(self.change, lambda holder=holder: mine() or self.turn != holder, TURN_HELD):
+                self.turn = None  # the holder kept its turn too long: it is not waited for
+        self.waiting.remove(ticket)
+        self.turn = ticket
+        self.first = self.first or ticket
+
+    def leave(self, ticket: Ticket, arguments: tuple[object, ...], answer: object) -> None:
+        """The call ended (answer: what it returned, or raised); the next may run. The call that
+        ran first returns only once the meeting is idle: it ends last, whatever the threads did."""
         with self.change:
             self.running -= 1
+            if self.turn == ticket:
+                self.turn = None
+            self.change.notify_all()
             if not isinstance(answer, BaseException):
                 self.calls.append((arguments, answer))
+            if ticket == self.first:
+                self._wait_until_idle()
+
+    def _wait_until_idle(self) -> None:
+        """Until no call runs or waits, and none arrives for `patience`: the calls a pool has yet to
+        start (its threads free) come in that time."""
+        while True:
+            clock.wait_for(self.change, lambda: self.running == 0, TURN_HELD)
+            seen = self.arrivals
+            if not clock.wait_for(self.change, lambda seen=seen: self.arrivals != seen, self.patience):
+                return
 
 
 class Rendezvous:
@@ -84,22 +135,34 @@ class Rendezvous:
     def _call(self, connection: socket.socket) -> None:
         with connection:
             try:
-                connection.settimeout(self.meeting.patience + 5)
-                lines = connection.makefile("rwb")
-                called = json.loads(lines.readline(MAX_LINE))
-                self.meeting.enter()
-                lines.write(b"go\n")
-                lines.flush()
-                ended = json.loads(lines.readline(MAX_LINE))
-                answer = RuntimeError("the call raised") if ended.get("raised") else decoded(ended["value"])
-                arguments = decoded(called["arguments"])
-                self.meeting.leave(tuple(arguments) if isinstance(arguments, list) else (), answer)
-                lines.write(b"counted\n")
-                lines.flush()
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                pass  # a connection that says nothing a call says is no call
+                self._count(connection)
             finally:
                 self.held.release()
+
+    def _count(self, connection: socket.socket) -> None:
+        try:
+            connection.settimeout(self.meeting.patience + 5)
+            lines = connection.makefile("rwb")
+            listed = decoded(json.loads(lines.readline(MAX_LINE))["arguments"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return  # a connection that says nothing a call says is no call
+        arguments = tuple(listed) if isinstance(listed, list) else ()
+        ticket = self.meeting.enter(arguments)
+        answer: object = RuntimeError("the call did not say how it ended")
+        try:
+            lines.write(b"go\n")
+            lines.flush()
+            ended = json.loads(lines.readline(MAX_LINE))
+            answer = RuntimeError("the call raised") if ended.get("raised") else decoded(ended["value"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass  # counted as a call that raised
+        finally:
+            self.meeting.leave(ticket, arguments, answer)  # its turn ends however the call did
+        try:
+            lines.write(b"counted\n")
+            lines.flush()
+        except OSError:
+            pass
 
     def close(self) -> None:
         self.listening.close()
