@@ -117,7 +117,7 @@ def test_renew_refuses_a_stale_fence_of_the_same_owner(lease, db):
         called,
         got,
         en="False: A's old token is fence 1, the current generation is fence 2",
-        ja="False (A の古いトークンは fence 1、現在の世代は fence 2)",
+        ja="False (A の古い fence は 1、現在の世代は fence 2)",
     )
     assert_unchanged(db, "job", before, called, en="the current lease unchanged", ja="現在のリースは変わらない")
 

@@ -302,13 +302,14 @@ def write(rows, label, out, duration=None, judged=None, lang="en"):
     out.mkdir(parents=True, exist_ok=True)
     judged = judged or verdict(rows, duration if duration is not None else STEADY)
     pairs = [len(row.ratios[kind]) for row in rows for kind in KINDS]
+    words = words_of("field", lang)
     method = {
         "slice_seconds": SLICE,
         "pairs_per_measurement": [min(pairs), max(pairs)],
         "goal": GOAL,
         "interval": {
-            "of": "geometric mean of floor/artifact over the contract's cells, each cell alike",
-            "bootstrap": "percentile, pairs resampled within each cell",
+            "of": words("bench_json_of"),  # in the run's language, like the table and the chart
+            "bootstrap": words("bench_json_bootstrap"),
             "level": interval.LEVEL,
             "resamples": interval.RESAMPLES,
             "seed": interval.SEED,

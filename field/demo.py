@@ -5,7 +5,8 @@ A claims (fence 1) and stalls just before it sends its side effect; its lease ex
 wakes, and both its side effect and its completion are refused: the store has seen fence 2, the
 jobs table holds B's result. The clock is the caller's: every call gets an explicit `now`. A
 really is blocked in its own process while B works, on an Event the parent sets, so the order
-never depends on how fast the machine is.
+never depends on how fast the machine is. What the workers send and store ("B's result") is
+worded in the run's language, since the timeline shows it.
 
 `--unchecked` plays it on an implementation that does not pass its checks (a complete that does
 not check the fence, say): the late completion is then accepted, while the store, which checks
@@ -87,14 +88,14 @@ def play(artifact, db, lang="en", out=print):
         out(words("demo_heading", a=a.pid, b=b.pid, ttl=TTL, job=JOB))
         fence_a = a.call("claim", db, JOB, "A", 0.0, TTL)
         line(0.0, f"A {a.pid}", "demo_claim", fence=fence_a, until=TTL)
-        a.send("send", store, JOB, fence_a, "A's e-mail", "A", stall=True)
+        a.send("send", store, JOB, fence_a, words("demo_email", who="A"), "A", stall=True)
         line(1.0, f"A {a.pid}", "demo_stall")
         line(TTL, "", "demo_expired", until=TTL)
         fence_b = b.call("claim", db, JOB, "B", 6.0, TTL)
         line(6.0, f"B {b.pid}", "demo_claim", fence=fence_b, until=6.0 + TTL)
-        effect_b = b.call("send", store, JOB, fence_b, "B's e-mail", "B")
+        effect_b = b.call("send", store, JOB, fence_b, words("demo_email", who="B"), "B")
         line(7.0, f"B {b.pid}", "demo_effect_b", fence=fence_b, returned=effect_b)
-        done_b = b.call("complete", db, JOB, "B", fence_b, 7.0, "B's result")
+        done_b = b.call("complete", db, JOB, "B", fence_b, 7.0, words("demo_result", who="B"))
         line(7.0, f"B {b.pid}", "demo_complete_b", fence=fence_b, returned=done_b)
         wake.set()
         effect_a = a.result()
@@ -105,7 +106,7 @@ def play(artifact, db, lang="en", out=print):
             fence=fence_a,
             returned=effect_a,
         )
-        done_a = a.call("complete", db, JOB, "A", fence_a, 8.0, "A's result")
+        done_a = a.call("complete", db, JOB, "A", fence_a, 8.0, words("demo_result", who="A"))
         line(
             8.0,
             f"A {a.pid}",
@@ -126,7 +127,8 @@ def play(artifact, db, lang="en", out=print):
         b.stop()
     figures = {"fence_a": fence_a, "fence_b": fence_b, "complete_b": done_b, "complete_a": done_a, "stored": stored}
     figures |= {"effect_b": effect_b, "effect_a": effect_a, "sent": sent}
-    figures["held"] = (fence_a, fence_b, done_b, done_a, stored.get("result")) == (1, 2, True, False, "B's result")
+    held = (1, 2, True, False, words("demo_result", who="B"))
+    figures["held"] = (fence_a, fence_b, done_b, done_a, stored.get("result")) == held
     figures["held"] &= (effect_b, effect_a, sent.get("fence")) == (True, False, 2)
     out(words("demo_held" if figures["held"] else "demo_broken"))
     return figures

@@ -86,15 +86,20 @@ def test_every_violation_has_a_title_in_both_languages():
 # The demo
 
 
-@pytest.mark.parametrize("lang, refused", [("en", "refused by the store"), ("ja", "ストアが拒否")])
-def test_the_demo_plays_the_story_on_the_reference_with_a_fenced_side_effect(tmp_path, lang, refused):
+@pytest.mark.parametrize(
+    "lang, refused, email, result",
+    [("en", "refused by the store", "B's e-mail", "B's result"), ("ja", "ストアが拒否", "B のメール", "B の結果")],
+)
+def test_the_demo_plays_the_story_on_the_reference_with_a_fenced_side_effect(tmp_path, lang, refused, email, result):
+    """The values the workers store are data the learner reads too: worded in the run's language."""
     lines = []
     figures = play(materialize(REFERENCE, "solutions", tmp_path), str(tmp_path / "demo.db"), lang, lines.append)
     assert (figures["fence_a"], figures["fence_b"], figures["complete_b"], figures["complete_a"]) == (1, 2, True, False)
     assert (figures["effect_b"], figures["effect_a"]) == (True, False)
-    assert figures["sent"] == {"fence": 2, "value": "B's e-mail", "writer": "B"}
-    assert figures["stored"]["result"] == "B's result" and figures["stored"]["fence"] == 2 and figures["held"]
+    assert figures["sent"] == {"fence": 2, "value": email, "writer": "B"}
+    assert figures["stored"]["result"] == result and figures["stored"]["fence"] == 2 and figures["held"]
     assert any(refused in line for line in lines)
+    assert any(f"result={result!r}" in line for line in lines) and any(f"value={email!r}" in line for line in lines)
 
 
 def test_the_demo_shows_the_late_write_winning_when_complete_goes_by_id_alone(tmp_path):

@@ -1,6 +1,8 @@
 """One vocabulary: every Japanese text a learner meets uses, for each concept, the one term of
-lab/text/glossary.toml, never a term it lists to avoid (仕事 for a job, ミュータント for a mutant,
-更新 for renew...)."""
+lab/text/glossary.toml, never a term it lists to avoid (仕事 for a job, ミュータント or 誤った版 for a
+mutant, 古いトークン for a stale fence, 更新 for renew...); a term the glossary says a guide explains
+is explained there where the guide first uses it. And one voice per kind of text: each mutant's why
+is plain (である調), as a report's line; the hints ask politely (です・ます調), as the contracts speak."""
 
 import ast
 import re
@@ -84,3 +86,33 @@ def test_a_japanese_step_title_says_what_its_english_title_says():
     titles = {step.function: step.title["ja"] for step in load_course()}
     assert titles["enqueue"] == "ジョブを 1 回だけ登録する"  # a job only once, not "only the first job"
     assert "遅れた完了" in titles["complete"] and "延長" in titles["renew"] and "勝者は 1 人" in titles["claim_many"]
+
+
+@pytest.mark.parametrize("term", [t for t in GLOSSARY if "explained_in" in t], ids=lambda term: term["en"])
+def test_a_term_is_explained_where_its_guide_first_uses_it(term):
+    """The guide's first use of the term is its explanation: the term in bold, "**保持者** と言うのは…"."""
+    guide = (LAB_ROOT / term["explained_in"]).read_text(encoding="utf-8")
+    chosen = re.split(r" \(|, ", term["ja"])[0]
+    assert f"**{chosen}**" in guide, f"{term['explained_in']} never explains {chosen}"
+    assert guide.index(f"**{chosen}**") + 2 == guide.index(chosen), (
+        f"{term['explained_in']} uses {chosen} before it explains it"
+    )
+
+
+# A sentence ends, or turns at が、, in the polite form (です・ます調) or in the plain one.
+POLITE = re.compile(r"(です|ます|ません|ました|でした|でしょう|ください)(か)?(。|が、|ので|$)")
+MUTANT_WHYS = [(where, text) for where, text in TEXTS if where.startswith("mutants/")]
+HINTS = [(where, text) for where, text in TEXTS if re.match(r"course\.toml C\d+\.\d+ hint", where)]
+
+
+def test_every_mutants_why_is_plain_as_a_reports_line():
+    assert len(MUTANT_WHYS) == len(list((LAB_ROOT / "mutants").glob("*.toml")))
+    polite = [f"{where}: {text}" for where, text in MUTANT_WHYS if POLITE.search(text)]
+    assert not polite, "say it plainly (である調), as the other mutants do:\n" + "\n".join(polite)
+
+
+def test_every_hint_asks_politely_as_the_contracts_speak():
+    sentences = [(where, part) for where, text in HINTS for part in re.findall(r"[^。]+。", text)]
+    assert len(sentences) >= len(HINTS) > 0
+    plain = [f"{where}: {sentence}" for where, sentence in sentences if not POLITE.search(sentence)]
+    assert not plain, "ask politely (です・ます調), as the other hints do:\n" + "\n".join(plain)

@@ -24,8 +24,9 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 
 from lab import commands
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, closing_questions, load_course
 from lab.model.implementation import STEP_FILE
+from lab.model.mutants import load_mutants
 from lab.model.pristine import write_stubs
 from lab.model.results import MutantStatus
 from lab.mutation import html as mutation_html
@@ -226,6 +227,20 @@ def test_the_learners_commands_say_nothing_in_english(checkout):
     }
     assert all(JAPANESE.search(out) for out in outputs.values()), outputs
     found = {argv: english_words(out) for argv, out in outputs.items() if english_words(out)}
+    assert not found, found
+
+
+def test_what_the_course_shows_later_says_nothing_in_english():
+    """What the runs above do not reach: every mutant's why (shown in a step's compare phase), every
+    hint, and the closing questions and model answers (shown once every step passes). Code in them
+    is marked as code: `DEFERRED`, `database is locked`."""
+    texts = {f"mutants/{m.id}.toml": m.why["ja"] for m in load_mutants()}
+    for step in COURSE:
+        texts |= {f"{clause} hint": "\n".join(step.questions(clause, "ja")) for clause in step.hints}
+    for number, closing in enumerate(closing_questions(), 1):
+        texts[f"closing question {number}"] = closing.question["ja"] + "\n" + closing.answer["ja"]
+    assert all(JAPANESE.search(text) for text in texts.values())
+    found = {where: english_words(text) for where, text in texts.items() if english_words(text)}
     assert not found, found
 
 

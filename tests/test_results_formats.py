@@ -15,7 +15,7 @@ import pytest
 from learner_folders import make_learner
 
 from lab.commands import build_parser
-from lab.model.course import LAB_ROOT, load_course
+from lab.model.course import LAB_ROOT, all_clauses, load_course
 from lab.model.mutants import load_mutants
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.pristine import prediction_text, write_stubs
@@ -142,6 +142,7 @@ def test_junit_has_one_test_case_per_check_and_marks_the_failures(outputs):
     assert len(failed) == sum(c["status"] not in ("passed", "not_implemented") for c in results["checks"])
     suites = junit.getroot().findall("testsuite")
     assert [s.get("name").split()[1] for s in suites] == ["01", "02", "03", "04"]
+    assert suites[3].get("name") == "Step 04 · claim: " + load_course()[3].title["en"]
     assert sum(int(s.get("failures")) + int(s.get("errors")) for s in suites) == len(failed)
 
 
@@ -149,8 +150,14 @@ def test_exercism_results_are_version_3_with_a_task_per_step_and_a_score(outputs
     results, _, exercism = outputs
     assert exercism["version"] == 3 and exercism["status"] == "fail"
     assert len(exercism["tests"]) == len(results["checks"])
+    clauses = all_clauses("en")
     for test, check in zip(exercism["tests"], results["checks"]):
-        assert test["task_id"] == check["step"] and check["check"] in test["name"]
+        assert test["task_id"] == check["step"] and test["test_code"] == check["nodeid"]
+        # human-readable, as the spec asks: the clause the check holds in the contract's words, then the check
+        if len(check["clauses"]) == 1:
+            assert test["name"] == f"{check['clauses'][0]}: {clauses[check['clauses'][0]]} ({check['check']})"
+        else:
+            assert test["name"].endswith(f" ({check['check']})")
         assert test["status"] in ("pass", "fail", "error")
         assert (test["message"] is None) == (test["status"] == "pass")
     assert exercism["score"] == sum(t["status"] == "pass" for t in exercism["tests"]) < exercism["max_score"]

@@ -2,10 +2,13 @@
 with a score that GitHub Classroom's reporters accept (``--exercism FILE``).
 
 Version 3 gives every test a name, a status (pass, fail, error), a message and the task it
-belongs to: here, the step. The score is one point per passing check.
+belongs to: here, the step. The name is the human-readable one, in the run's language (titles.py);
+the check itself is in ``test_code``. The score is one point per passing check.
 """
 
+from lab.model.course import load_course
 from lab.model.results import CheckStatus
+from lab.reporters.titles import check_titles
 from lab.text import inert
 
 OPTION = "--exercism"
@@ -19,9 +22,10 @@ STATUS = {
 
 
 def as_dict(outcome):
+    title = check_titles(outcome, load_course())
     tests = [
         {
-            "name": f"step {r.step}: {' '.join(r.clauses)} {r.check}",
+            "name": title(r),
             "status": STATUS.get(r.status, "error"),
             "message": r.said(outcome.lang) or None,
             "test_code": r.nodeid,

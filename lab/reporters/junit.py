@@ -1,10 +1,11 @@
 """The learner's checks as JUnit XML (``--junit FILE``): one test case per check, one suite per
-step, so that any CI system shows them."""
+step, so that any CI system shows them; each named in the run's language (titles.py)."""
 
 import xml.etree.ElementTree as ET
 
 from lab.model.course import load_course
 from lab.model.results import CheckStatus
+from lab.reporters.titles import check_titles, step_title
 from lab.text import inert
 
 OPTION = "--junit"
@@ -22,6 +23,7 @@ KIND = {
 
 def as_tree(outcome):
     course = load_course()
+    title = check_titles(outcome, course)
     root = ET.Element("testsuites", name=inert.xml(f"lease-fencing-lab: {outcome.impl}"))
     for number in outcome.steps:
         results = outcome.step_results(number)
@@ -29,7 +31,7 @@ def as_tree(outcome):
         suite = ET.SubElement(
             root,
             "testsuite",
-            name=f"step {number:02d} {step.function}",
+            name=step_title(step, outcome.lang),
             tests=str(len(results)),
             failures=str(sum(KIND.get(r.status) == "failure" for r in results)),
             errors=str(sum(KIND.get(r.status) == "error" for r in results)),
@@ -41,7 +43,7 @@ def as_tree(outcome):
                 suite,
                 "testcase",
                 classname=f"step{number:02d}.{step.function}",
-                name=f"{' '.join(result.clauses)} {result.check}",
+                name=title(result),
                 time=f"{result.duration:.3f}",
             )
             kind = KIND.get(result.status)
