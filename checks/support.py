@@ -11,7 +11,7 @@ from contextlib import closing, contextmanager
 
 from hypothesis import strategies as st
 
-from lab.api import CallRaised, NotImplementedYet, Phrase, Words, load_course, shown
+from lab.api import CallRaised, Joined, NotImplementedYet, Phrase, Words, alone, load_course, shown
 
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
 DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}
@@ -54,6 +54,11 @@ def row(db, job_id):
 def count_rows(db):
     with closing(open_db(db, timeout=1)) as conn:
         return conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+
+
+def counted_rows(db):
+    """'2 rows': how many rows the table holds, in the learner's language."""
+    return Words("checks.rows", count=count_rows(db))
 
 
 def describe(name, args):
@@ -121,9 +126,11 @@ def explain(called, got, en, ja, want=NOTHING):
 
 def stated(called, got, expected, want=NOTHING):
     """explain() with what the contract expects as facts of its own (a Text). The values are
-    shown as their reprs, with any phrase inside them worded in the learner's language."""
+    shown as their reprs, with any phrase inside them worded in the learner's language and any
+    exception as what was raised; a got that is itself words (what changed in a row) is said
+    unquoted, as the expected words beside it are."""
     wanted = {} if want is NOTHING else {"want": shown(want)}
-    return Words("checks.explain", called=called, got=shown(got), expected=expected, **wanted)
+    return Words("checks.explain", called=called, got=alone(got), expected=expected, **wanted)
 
 
 def racing(called, racers, attempt, across="threads"):
@@ -138,12 +145,14 @@ def slowed(called, attempt):
 
 
 def changes(before, after):
-    """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was."""
+    """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was, as words (a
+    failure says them unquoted); "" when it does not differ."""
     if after is None:
         return Words("checks.row_gone")
     if before is None:
         return Words("checks.row_created")
-    return ", ".join(f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k])
+    differing = [f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k]]
+    return Joined(", ".join(differing)) if differing else ""
 
 
 def assert_unchanged(db, job_id, before, called, en, ja):

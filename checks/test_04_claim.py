@@ -13,6 +13,7 @@ from support import (
     assert_unchanged,
     call,
     count_rows,
+    counted_rows,
     explain,
     in_processes,
     on,
@@ -57,7 +58,7 @@ def test_claim_rejects_a_zero_ttl_even_for_a_missing_job(lease, db):
 def test_claim_of_a_missing_job_is_none_and_creates_no_row(lease, db):
     got, called = call(lease, "claim", db, "missing", "A", 10.0, 5.0)
     assert got is None, explain(called, got, en="None: there is no such job", ja="None (そのジョブはない)")
-    assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+    assert count_rows(db) == 0, explain(called, counted_rows(db), en="no row created", ja="行は作られない")
 
 
 @pytest.mark.clause("C4.3")
