@@ -70,10 +70,17 @@ def rejects(number, mutants):
     )
 
 
+def changed(mutant):
+    """The lines the compare phase shows of a mutant's change: each line of it marked, as in the file."""
+    return [
+        f"{sign} {line}" for sign, text in (("-", mutant.find), ("+", mutant.replace)) for line in text.splitlines()
+    ]
+
+
 def revealing(mutant):
     """Every text that would tell what a mutant changes or why it matters. The contract's clauses
     are shown by design, and the broken change to review is in CONTRACT.md: what they quote is not."""
-    found = {mutant.id, mutant.id.split("-", 1)[1], f"- {mutant.find}", f"+ {mutant.replace}", *mutant.why.values()}
+    found = {mutant.id, mutant.id.split("-", 1)[1], *changed(mutant), *mutant.why.values()}
     contract = " ".join(text for lang in ("en", "ja") for text in COURSE[mutant.step - 1].clauses(lang).values())
     if not mutant.worksheet and mutant.replace.strip() not in contract:
         found.add(mutant.replace.strip())
@@ -165,13 +172,21 @@ def test_the_compare_phase_shows_every_change_reason_and_check(lang):
     text = rendered(outcome, lang)
     for verdict in outcome.verdicts:
         mutant = verdict.mutant
-        assert (
-            f"- {mutant.find}" in text
-            and f"+ {mutant.replace}" in text
-            and mutant.why[lang] in text
-            and mutant.id in text
-        )
+        assert all(f"\n        {line}\n" in text for line in changed(mutant)), mutant.id
+        assert mutant.why[lang] in text and mutant.id in text
     assert ("your prediction: caught" if lang == "en" else "あなたの予想: 検出") in text
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_change_of_several_lines_shows_each_line_marked_and_indented_as_in_the_file(lang):
+    """m4-fence-read-back-after-commit replaces two lines of claim with two others."""
+    text = rendered(run_of(4, True, written), lang)
+    assert (
+        '        -         conn.execute("COMMIT")\n'
+        "        -     return fence\n"
+        '        +         conn.execute("COMMIT")\n'
+        '        +         return conn.execute("SELECT fence FROM jobs WHERE id=?", (job_id,)).fetchone()[0]\n'
+    ) in text
 
 
 def test_show_all_reveals_everything_at_once():
