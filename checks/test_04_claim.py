@@ -118,7 +118,7 @@ def test_claim_wins_at_the_moment_the_lease_expires(lease, db):
     )
     stored = row(db, "job")
     assert (stored["owner"], stored["until"], stored["fence"]) == ("B", 15.0, 2), explain(
-        called, stored, en="owner 'B', until 15, fence 2 stored", ja="owner 'B', until 15, fence 2 が保存される"
+        called, stored, en="owner 'B', until 15, fence 2 stored", ja="owner 'B'、until 15、fence 2 が保存される"
     )
 
 

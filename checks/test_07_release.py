@@ -17,7 +17,7 @@ def test_release_frees_the_lease_of_its_holder(lease, db):
         called,
         stored,
         en=f"{want}: owner NULL, until 0, fence kept",
-        ja=f"{want} (owner NULL, until 0, fence はそのまま)",
+        ja=f"{want} (owner NULL、until 0、fence はそのまま)",
         want=want,
     )
 
