@@ -133,6 +133,38 @@ def stated(called, got, expected, want=NOTHING):
     return Words("checks.explain", called=called, got=alone(got), expected=expected, **wanted)
 
 
+MISSING = object()  # past the end of a list
+
+
+def first_difference(got, allowed):
+    """'first difference, at index 2' and the got and expected lines of that index: the first index
+    where the list got holds a value that allowed (a list of the values each index may hold) does
+    not name; "" when there is none, or got is not a list. Added after an explain() of a list of
+    results (explain(...) + first_difference(got, allowed)), for a check that names no want."""
+    if not isinstance(got, list | tuple):
+        return ""
+    for index in range(max(len(got), len(allowed))):
+        have = got[index] if index < len(got) else MISSING
+        may = allowed[index] if index < len(allowed) else []
+        if not any(_same(have, value) for value in may):
+            expected = Joined.join(Words("checks.or"), map(shown, may)) if may else Words("checks.nothing")
+            have = Words("checks.nothing") if have is MISSING else shown(have)
+            return Joined("\n", Words("checks.first_difference", index=index, got=have, expected=expected))
+    return ""
+
+
+def one_winner(got, fence, count):
+    """What each of `count` racers' results may be when exactly one wins `fence` and the others get
+    None: the first `fence` in got is the winner; before it, `fence` or None; after it, None."""
+    won = next((at for at, value in enumerate(got) if _same(value, fence)), count) if isinstance(got, list) else count
+    return [[fence, None]] * min(won, count) + [[fence]] * (won < count) + [[None]] * (count - won - 1)
+
+
+def _same(got, value):
+    """Equal and of the same type: True is not the fence 1."""
+    return type(got) is type(value) and got == value
+
+
 def racing(called, racers, attempt, across="threads"):
     """'claim(...) from 8 threads at once [...] (round 1, writes slowed down)': a call made by
     several racers at the same moment (across "threads" or "processes")."""
