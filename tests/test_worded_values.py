@@ -214,9 +214,8 @@ def test_an_exception_is_a_fact_in_the_readers_words_at_any_depth(lang):
     assert shown({TAKEN: (1, (NOT_ITERABLE,))}).said(lang) == f"{{{taken}: (1, ({not_iterable},))}}"
     assert shown(KeyError()).said(lang) == ("KeyError" if lang == "en" else "送出された KeyError")
     # Raised with facts, an exception's message is worded too.
-    assert shown(ValueError(UNCHANGED)).said(lang) == f"ValueError: {UNCHANGED.said(lang)}".replace(
-        "ValueError", "送出された ValueError" if lang == "ja" else "ValueError"
-    )
+    kind = "ValueError" if lang == "en" else "送出された ValueError"
+    assert shown(ValueError(UNCHANGED)).said(lang) == f"{kind}: {UNCHANGED.said(lang)}"
     assert message_of(AssertionError([TAKEN])).said(lang) == f"[{taken}]"
 
 

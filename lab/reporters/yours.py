@@ -67,7 +67,10 @@ def _function(path, name):
     if not found:
         return None
     node = found[-1]
-    return node, _code(text.splitlines(), node, comments)
+    lines = [
+        line.rstrip("\r\n") for line in io.StringIO(text, newline=None).readlines()
+    ]  # rows as ast and tokenize count them
+    return node, _code(lines, node, comments)
 
 
 def _tokens(text):
@@ -80,12 +83,12 @@ def _code(lines, node, comments):
     kept = {row: list(line) for row, line in enumerate(lines, 1) if node.lineno <= row <= node.end_lineno}
     spans = [(c.start, c.end) for c in comments if c.start[0] in kept]
     for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and _is_docstring(body[0]):
-            first, last = body[0].lineno, body[0].end_lineno
+        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and _is_docstring(inner.body[0]):
+            docstring = inner.body[0]
+            first, last = docstring.lineno, docstring.end_lineno
             # ast counts columns in bytes of UTF-8, the lines in characters
-            start = len(lines[first - 1].encode()[: body[0].col_offset].decode(errors="ignore"))
-            end = len(lines[last - 1].encode()[: body[0].end_col_offset].decode(errors="ignore"))
+            start = len(lines[first - 1].encode()[: docstring.col_offset].decode(errors="ignore"))
+            end = len(lines[last - 1].encode()[: docstring.end_col_offset].decode(errors="ignore"))
             spans.append(((first, start), (last, end)))
     for (first, start), (last, end) in sorted(spans, reverse=True):  # the last first: no span moves another
         for row in range(first, last + 1):
