@@ -11,7 +11,7 @@ from contextlib import closing, contextmanager
 
 from hypothesis import strategies as st
 
-from lab.api import CallRaised, NotImplementedYet, Phrase, Words, load_course, shown
+from lab.api import CallRaised, Joined, NotImplementedYet, Phrase, Words, alone, load_course, shown
 
 COLUMNS = ("id", "owner", "until", "fence", "result", "done")
 DEFAULT_ROW = {"owner": None, "until": 0, "fence": 0, "result": None, "done": 0}
@@ -54,6 +54,11 @@ def row(db, job_id):
 def count_rows(db):
     with closing(open_db(db, timeout=1)) as conn:
         return conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+
+
+def counted_rows(db):
+    """'2 rows': how many rows the table holds, in the learner's language."""
+    return Words("checks.rows", count=count_rows(db))
 
 
 def describe(name, args):
@@ -121,9 +126,43 @@ def explain(called, got, en, ja, want=NOTHING):
 
 def stated(called, got, expected, want=NOTHING):
     """explain() with what the contract expects as facts of its own (a Text). The values are
-    shown as their reprs, with any phrase inside them worded in the learner's language."""
+    shown as their reprs, with any phrase inside them worded in the learner's language and any
+    exception as what was raised; a got that is itself words (what changed in a row) is said
+    unquoted, as the expected words beside it are."""
     wanted = {} if want is NOTHING else {"want": shown(want)}
-    return Words("checks.explain", called=called, got=shown(got), expected=expected, **wanted)
+    return Words("checks.explain", called=called, got=alone(got), expected=expected, **wanted)
+
+
+MISSING = object()  # past the end of a list
+
+
+def first_difference(got, allowed):
+    """'first difference, at index 2' and the got and expected lines of that index: the first index
+    where the list got holds a value that allowed (a list of the values each index may hold) does
+    not name; "" when there is none, or got is not a list. Added after an explain() of a list of
+    results (explain(...) + first_difference(got, allowed)), for a check that names no want."""
+    if not isinstance(got, list | tuple):
+        return ""
+    for index in range(max(len(got), len(allowed))):
+        have = got[index] if index < len(got) else MISSING
+        may = allowed[index] if index < len(allowed) else []
+        if not any(_same(have, value) for value in may):
+            expected = Joined.join(Words("checks.or"), map(shown, may)) if may else Words("checks.nothing")
+            have = Words("checks.nothing") if have is MISSING else shown(have)
+            return Joined("\n", Words("checks.first_difference", index=index, got=have, expected=expected))
+    return ""
+
+
+def one_winner(got, fence, count):
+    """What each of `count` racers' results may be when exactly one wins `fence` and the others get
+    None: the first `fence` in got is the winner; before it, `fence` or None; after it, None."""
+    won = next((at for at, value in enumerate(got) if _same(value, fence)), count) if isinstance(got, list) else count
+    return [[fence, None]] * min(won, count) + [[fence]] * (won < count) + [[None]] * (count - won - 1)
+
+
+def _same(got, value):
+    """Equal and of the same type: True is not the fence 1."""
+    return type(got) is type(value) and got == value
 
 
 def racing(called, racers, attempt, across="threads"):
@@ -138,12 +177,14 @@ def slowed(called, attempt):
 
 
 def changes(before, after):
-    """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was."""
+    """'fence 2 -> 0, owner 'A' -> None': how a stored row differs from what it was, as words (a
+    failure says them unquoted); "" when it does not differ."""
     if after is None:
         return Words("checks.row_gone")
     if before is None:
         return Words("checks.row_created")
-    return ", ".join(f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k])
+    differing = [f"{k} {before[k]!r} -> {after[k]!r}" for k in COLUMNS if before[k] != after[k]]
+    return Joined(", ".join(differing)) if differing else ""
 
 
 def assert_unchanged(db, job_id, before, called, en, ja):

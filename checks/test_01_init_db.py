@@ -47,7 +47,7 @@ def test_a_row_inserted_with_only_an_id_gets_the_default_state(lease, new_db):
         then(called, "INSERT INTO jobs (id) VALUES ('job')"),
         got,
         en="owner NULL, until 0, fence 0, result NULL, done 0: a fresh job that nobody holds",
-        ja="owner NULL, until 0, fence 0, result NULL, done 0 (まだ誰も持っていない新しいジョブ)",
+        ja="owner NULL、until 0、fence 0、result NULL、done 0 (まだ誰も持っていない新しいジョブ)",
     )
 
 

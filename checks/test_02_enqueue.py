@@ -26,7 +26,7 @@ def test_enqueue_stores_a_new_id_with_the_default_state(lease, db):
         then(called, words("read the row through another connection", "別の接続で行を読む")),
         got,
         en="a committed row with owner NULL, until 0, fence 0, result NULL, done 0",
-        ja="コミット済みの行: owner NULL, until 0, fence 0, result NULL, done 0",
+        ja="コミット済みの行: owner NULL、until 0、fence 0、result NULL、done 0",
     )
 
 

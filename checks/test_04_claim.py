@@ -13,9 +13,12 @@ from support import (
     assert_unchanged,
     call,
     count_rows,
+    counted_rows,
     explain,
+    first_difference,
     in_processes,
     on,
+    one_winner,
     racing,
     raised,
     row,
@@ -57,7 +60,7 @@ def test_claim_rejects_a_zero_ttl_even_for_a_missing_job(lease, db):
 def test_claim_of_a_missing_job_is_none_and_creates_no_row(lease, db):
     got, called = call(lease, "claim", db, "missing", "A", 10.0, 5.0)
     assert got is None, explain(called, got, en="None: there is no such job", ja="None (そのジョブはない)")
-    assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+    assert count_rows(db) == 0, explain(called, counted_rows(db), en="no row created", ja="行は作られない")
 
 
 @pytest.mark.clause("C4.3")
@@ -117,7 +120,7 @@ def test_claim_wins_at_the_moment_the_lease_expires(lease, db):
     )
     stored = row(db, "job")
     assert (stored["owner"], stored["until"], stored["fence"]) == ("B", 15.0, 2), explain(
-        called, stored, en="owner 'B', until 15, fence 2 stored", ja="owner 'B', until 15, fence 2 が保存される"
+        called, stored, en="owner 'B', until 15, fence 2 stored", ja="owner 'B'、until 15、fence 2 が保存される"
     )
 
 
@@ -183,7 +186,7 @@ def test_racing_claims_have_exactly_one_winner(lease, new_db, slow_writes):
             got,
             en="exactly one 1 and None for the rest, nothing raised: read and update inside one BEGIN IMMEDIATE",
             ja="1 がちょうど 1 つ、残りは None、例外なし (読み取りと書き込みを 1 つの BEGIN IMMEDIATE の中で行う)",
-        )
+        ) + first_difference(got, one_winner(got, 1, len(racers)))
         stored = row(db, "job")
         winner = racers[got.index(1)]
         assert (stored["owner"], stored["fence"]) == (winner, 1), explain(
@@ -211,7 +214,7 @@ def test_claims_racing_from_separate_processes_have_exactly_one_winner(lease, ne
             got,
             en="exactly one 1 and None for the rest, nothing raised: only BEGIN IMMEDIATE keeps processes apart",
             ja="1 がちょうど 1 つ、残りは None、例外なし (プロセスどうしを分けられるのは BEGIN IMMEDIATE だけ)",
-        )
+        ) + first_difference(got, one_winner(got, 1, len(racers)))
         stored = row(db, "job")
         winner = racers[got.index(1)]
         assert (stored["owner"], stored["fence"]) == (winner, 1), explain(

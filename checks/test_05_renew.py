@@ -4,7 +4,7 @@ import pytest
 from hypothesis import example, given, settings
 from interleavings import check_interleavings
 from sequences import model_check
-from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, explain, raised, row, seed
+from support import NON_POSITIVE_TTLS, assert_unchanged, call, count_rows, counted_rows, explain, raised, row, seed
 
 
 @pytest.mark.clause("C5.1")
@@ -146,7 +146,7 @@ def test_renew_refuses_a_finished_job(lease, db):
 def test_renew_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "renew", db, "missing", "A", 1, 20.0, 10.0)
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (そのジョブはない)")
-    assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+    assert count_rows(db) == 0, explain(called, counted_rows(db), en="no row created", ja="行は作られない")
 
 
 @pytest.mark.clause("C5.6")

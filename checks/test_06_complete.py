@@ -3,7 +3,7 @@
 import pytest
 from interleavings import check_interleavings
 from sequences import model_check
-from support import assert_unchanged, call, count_rows, explain, row, seed
+from support import assert_unchanged, call, count_rows, counted_rows, explain, row, seed
 
 
 @pytest.mark.clause("C6.1")
@@ -98,7 +98,7 @@ def test_a_finished_job_keeps_its_result_even_against_its_own_lease(lease, db):
 def test_complete_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "complete", db, "missing", "A", 1, 20.0, "x")
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (そのジョブはない)")
-    assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+    assert count_rows(db) == 0, explain(called, counted_rows(db), en="no row created", ja="行は作られない")
 
 
 @pytest.mark.clause("C6.5")

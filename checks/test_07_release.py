@@ -3,7 +3,7 @@
 import pytest
 from interleavings import check_interleavings
 from sequences import model_check
-from support import assert_unchanged, call, count_rows, explain, row, seed, then
+from support import assert_unchanged, call, count_rows, counted_rows, explain, row, seed, then
 
 
 @pytest.mark.clause("C7.1")
@@ -17,7 +17,7 @@ def test_release_frees_the_lease_of_its_holder(lease, db):
         called,
         stored,
         en=f"{want}: owner NULL, until 0, fence kept",
-        ja=f"{want} (owner NULL, until 0, fence はそのまま)",
+        ja=f"{want} (owner NULL、until 0、fence はそのまま)",
         want=want,
     )
 
@@ -73,7 +73,7 @@ def test_release_refuses_a_finished_job(lease, db):
 def test_release_of_a_missing_job_is_false(lease, db):
     got, called = call(lease, "release", db, "missing", "A", 1)
     assert got is False, explain(called, got, en="False: there is no such job", ja="False (そのジョブはない)")
-    assert count_rows(db) == 0, explain(called, f"{count_rows(db)} row(s)", en="no row created", ja="行は作られない")
+    assert count_rows(db) == 0, explain(called, counted_rows(db), en="no row created", ja="行は作られない")
 
 
 @pytest.mark.clause("C7.5")

@@ -10,7 +10,7 @@ calls overlap, counted where the code under test cannot reach), ``race(name, arg
 timeout)`` and ``start(name, args, pause_at)``.
 
 What a check raises or shows: ClauseBroken (a clause of the contract is broken), NotImplementedYet,
-CallRaised, and the worded values Phrase, Words, Joined and shown (lab/model/results.py).
+CallRaised, and the worded values Phrase, Words, Joined, shown and alone (lab/model/results.py).
 
 What a check reads of the course: load_course, step_of_check, checks_of, the plan and targets it
 runs under (Plan, Target), the reference's folder (SOLUTIONS_DIR) and the lab's loader (read, load).
@@ -21,7 +21,7 @@ from lab.model.course import load_course, step_of_check
 from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.outcomes import CallRaised, ClauseBroken, NotImplementedYet
-from lab.model.results import Joined, Phrase, Words, shown
+from lab.model.results import Joined, Phrase, Words, alone, shown
 from lab.model.targets import Plan, Target
 from lab.sandbox.local import LocalModule
 from lab.sandbox.opened import opened
@@ -37,6 +37,7 @@ __all__ = [
     "Plan",
     "Target",
     "Words",
+    "alone",
     "checks_of",
     "load",
     "load_course",

@@ -116,3 +116,43 @@ def test_every_hint_asks_politely_as_the_contracts_speak():
     assert len(sentences) >= len(HINTS) > 0
     plain = [f"{where}: {sentence}" for where, sentence in sentences if not POLITE.search(sentence)]
     assert not plain, "ask politely (です・ます調), as the other hints do:\n" + "\n".join(plain)
+
+
+# Japanese prose lists with 、, never an ASCII comma. Code and values keep theirs: a call's
+# arguments (`now=10.0, ttl=5.0`), a repr, and the form of a tuple written in parentheses
+# (`(A の答え, B の答え, 保存される行)`), which is the shape of the value shown beside it.
+COLUMN_LISTED = re.compile(r"\b(?:owner|until|fence|result|done) [^\s,=()]+, (?:owner|until|fence|result|done)\b")
+TOUCHING_JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龯ー]\s*,|,\s*[ぁ-んァ-ヶ一-龯ー]")
+TUPLE_FORM = re.compile(r"\([^()、。]*, [^()、。]*\)")
+
+
+def prose_commas(text):
+    """The ASCII commas of a Japanese text where its prose has a comma."""
+    prose = re.sub(r"`[^`]*`", "``", text)
+    listed = [m.group(0) for m in COLUMN_LISTED.finditer(prose)]  # columns listed with their values
+    return listed + [m.group(0) for m in TOUCHING_JAPANESE.finditer(TUPLE_FORM.sub("()", prose))]
+
+
+def test_japanese_prose_in_the_catalogue_and_the_checks_messages_lists_with_the_japanese_comma():
+    """The catalogue and the step checks' ja= texts (checks/test_*.py, checks/support.py)."""
+    owned = [(where, text) for where, text in TEXTS if where.startswith(("ja.toml", "checks/test_", "checks/support"))]
+    assert len({where for where, _ in owned if where.startswith("checks/")}) == 8  # every step's checks
+    found = [f"{where}: {comma!r} in {text!r}" for where, text in owned for comma in prose_commas(text)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "commas"),
+    [
+        ("コミット済みの行: owner NULL, until 0, fence 0", ["owner NULL, until"]),
+        ("owner 'B', until 15, fence 2 が保存される", ["owner 'B', until"]),
+        ("ジョブがない, 完了済み", ["い,"]),
+        ("(owner NULL, until 0, fence はそのまま)", ["owner NULL, until"]),
+        ("コミット済みの行: owner NULL、until 0、fence 0", []),
+        ("別の接続が owner='B', until=30 をコミットしたあとで", []),
+        ("(A の答え, B の答え, 保存される行) が 2 つの順序のどちらかと同じ", []),
+        ("`def test_my_prediction(lease, db):` と書いてください", []),
+    ],
+)
+def test_the_prose_comma_search_finds_prose_and_leaves_code_and_values_alone(text, commas):
+    assert prose_commas(text) == commas

@@ -3,7 +3,10 @@ report, the marked differences, and mutant verdicts computed once for every lang
 
 import io
 import re
+import runpy
 import shutil
+import sqlite3
+import sys
 from dataclasses import replace
 
 import pytest
@@ -120,7 +123,7 @@ def test_the_allow_list_does_find_english_in_the_english_report(failing_run):
 
 def test_a_schema_mismatch_marks_the_one_differing_column(failing_run):
     text = rendered(failing_run["en"], "en")
-    assert "- ('until', 'REAL', 1, '0', 0)" in text and "+ ('until', 'REAL', 0, None, 0)" in text
+    assert "- expected[2]: ('until', 'REAL', 1, '0', 0)" in text and "+ got[2]: ('until', 'REAL', 0, None, 0)" in text
     assert "(5 equal items not shown)" in text
     assert "('fence', 'INTEGER', 1, '0', 0), ('result'" not in text  # the long lists are gone
 
@@ -213,3 +216,110 @@ def test_a_green_make_check_fits_on_one_screen_and_verbose_shows_every_mutant(re
         for n in NUMBERS
     )
     assert all(v.mutant.id in full for v in reference_run.verdicts) and "caught by" in full
+
+
+def test_a_list_diff_labels_each_line_with_its_side_and_index():
+    got, want = [None, 1, None, None], [1, None, None, None]
+    message = _explained(got, want, want=repr(want))
+    assert marked(message)[-6:] == [
+        "what differs (- expected, + got):",
+        "  - expected[0]: 1",
+        "  + got[0]: None",
+        "  - expected[1]: None",
+        "  + got[1]: 1",
+        "  (2 equal items not shown)",
+    ]
+    assert marked(message, "ja")[-5:-1] == [
+        "  - 期待[0]: 1",
+        "  + 結果[0]: None",
+        "  - 期待[1]: None",
+        "  + 結果[1]: 1",
+    ]
+    shorter = _explained([1], [1, None], want="[1, None]")
+    assert marked(shorter, "ja")[-2:] == ["  - 期待[1]: None", "  (同じ 1 項目は省略)"]
+
+
+class Racers:
+    """The code under test as the racing checks call it, answering as the test says."""
+
+    def __init__(self, **answers):
+        self.answers = answers
+
+    def __getattr__(self, name):
+        answer = self.answers[name]
+        return lambda *arguments: answer(*arguments) if callable(answer) else answer
+
+
+def step_checks(name):
+    """A module of checks/ as its checks run it (checks/pytest.ini: assertions plain, not rewritten)."""
+    if str(LAB_ROOT / "checks") not in sys.path:  # their `from support import ...`
+        sys.path.insert(0, str(LAB_ROOT / "checks"))
+    return runpy.run_path(str(LAB_ROOT / "checks" / f"{name}.py"))
+
+
+def _failure(check, lease, tmp_path):
+    """The message a step check fails with, against lease, on databases made by the reference."""
+    init_db = runpy.run_path(str(LAB_ROOT / "solutions" / "01-init-db" / "step.py"))["init_db"]
+
+    def new_db():
+        path = str(tmp_path / f"jobs-{len(list(tmp_path.glob('*.db')))}.db")
+        init_db(path)
+        return path
+
+    with pytest.raises(AssertionError) as failed:
+        check(lease, new_db, None)
+    return failed.value.args[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_racing_claims_failure_names_the_first_index_that_differs(lang, tmp_path):
+    """C4.6: eight claims in threads; the first answer past the winner that is not None is where the
+    list first differs."""
+    test_04 = step_checks("test_04_claim")
+    taken = sqlite3.IntegrityError("UNIQUE constraint failed: jobs.id")
+
+    def claim(path, job_id, owner, now, ttl):  # racers A..H: B and E win, D raises
+        if owner == "D":
+            raise taken
+        return 1 if owner in ("B", "E") else None
+
+    message = _failure(test_04["test_racing_claims_have_exactly_one_winner"], Racers(claim=claim), tmp_path)
+    lines = message.said(lang).splitlines()[-3:]
+    assert (
+        lines
+        == {
+            "en": [
+                "first difference, at index 3:",
+                "  got[3]:      IntegrityError: UNIQUE constraint failed: jobs.id",
+                "  expected[3]: None",
+            ],
+            "ja": [
+                "最初に違うのはインデックス 3:",
+                "  結果[3]: 送出された IntegrityError: UNIQUE constraint failed: jobs.id",
+                "  期待[3]: None",
+            ],
+        }[lang]
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_claim_many_failure_names_the_first_index_that_differs(lang, tmp_path):
+    """C8.1: four owners, a fence 7 to win; an answer short of one result per owner."""
+    test_08 = step_checks("test_08_claim_many")
+    check = test_08["test_claim_many_has_one_winner_and_its_index_names_the_stored_owner"]
+    message = _failure(check, Racers(claim_many=[None, "7", 7]), tmp_path)
+    assert (
+        message.said(lang).splitlines()[-3:]
+        == {
+            "en": ["first difference, at index 1:", "  got[1]:      '7'", "  expected[1]: 7 or None"],
+            "ja": ["最初に違うのはインデックス 1:", "  結果[1]: '7'", "  期待[1]: 7 または None"],
+        }[lang]
+    )
+    short = _failure(check, Racers(claim_many=[None, 7, None]), tmp_path)
+    assert (
+        short.said(lang).splitlines()[-2:]
+        == {
+            "en": ["  got[3]:      nothing (the list ends before it)", "  expected[3]: None"],
+            "ja": ["  結果[3]: なし (リストはその前で終わる)", "  期待[3]: None"],
+        }[lang]
+    )

@@ -70,10 +70,17 @@ def rejects(number, mutants):
     )
 
 
+def changed(mutant):
+    """The lines the compare phase shows of a mutant's change: each line of it marked, as in the file."""
+    return [
+        f"{sign} {line}" for sign, text in (("-", mutant.find), ("+", mutant.replace)) for line in text.splitlines()
+    ]
+
+
 def revealing(mutant):
     """Every text that would tell what a mutant changes or why it matters. The contract's clauses
     are shown by design, and the broken change to review is in CONTRACT.md: what they quote is not."""
-    found = {mutant.id, mutant.id.split("-", 1)[1], f"- {mutant.find}", f"+ {mutant.replace}", *mutant.why.values()}
+    found = {mutant.id, mutant.id.split("-", 1)[1], *changed(mutant), *mutant.why.values()}
     contract = " ".join(text for lang in ("en", "ja") for text in COURSE[mutant.step - 1].clauses(lang).values())
     if not mutant.worksheet and mutant.replace.strip() not in contract:
         found.add(mutant.replace.strip())
@@ -165,13 +172,21 @@ def test_the_compare_phase_shows_every_change_reason_and_check(lang):
     text = rendered(outcome, lang)
     for verdict in outcome.verdicts:
         mutant = verdict.mutant
-        assert (
-            f"- {mutant.find}" in text
-            and f"+ {mutant.replace}" in text
-            and mutant.why[lang] in text
-            and mutant.id in text
-        )
+        assert all(f"\n        {line}\n" in text for line in changed(mutant)), mutant.id
+        assert mutant.why[lang] in text and mutant.id in text
     assert ("your prediction: caught" if lang == "en" else "あなたの予想: 検出") in text
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_change_of_several_lines_shows_each_line_marked_and_indented_as_in_the_file(lang):
+    """m4-fence-read-back-after-commit replaces two lines of claim with two others."""
+    text = rendered(run_of(4, True, written), lang)
+    assert (
+        '        -         conn.execute("COMMIT")\n'
+        "        -     return fence\n"
+        '        +         conn.execute("COMMIT")\n'
+        '        +         return conn.execute("SELECT fence FROM jobs WHERE id=?", (job_id,)).fetchone()[0]\n'
+    ) in text
 
 
 def test_show_all_reveals_everything_at_once():
@@ -248,3 +263,77 @@ def test_make_watch_of_a_failing_step_fits_an_80_by_24_terminal_and_ends_with_th
     tail = text.rstrip().splitlines()
     failure = max(i for i, line in enumerate(tail) if "test_claim_wins_at_the_moment_the_lease_expires" in line)
     assert len(tail) - failure <= 10  # the failure, its clause and the two-line summary end the screen
+
+
+MINE = '''import sqlite3
+from contextlib import closing
+
+
+def claim(path, job_id, owner, now, ttl):
+    """期限が切れたリースを取得し、新しい fence を返す。
+
+    まだ有効なら None。
+    """
+    if ttl <= 0:  # C4.1
+        raise ValueError(f"ttl must be positive, got {ttl!r}")
+
+    def begin(conn):
+        """書き込みロックを取る"""
+        conn.execute("BEGIN IMMEDIATE")  # ほかの claim を待たせる
+
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        begin(conn)
+        # 期限切れかどうかを読む
+        row = conn.execute("SELECT until, done, fence FROM jobs WHERE id=?", (job_id,)).fetchone()
+        if row is None or row[1] or row[0] >= now:
+            conn.execute("ROLLBACK")
+            return None
+        fence = row[2] + 1
+        conn.execute(
+            "UPDATE jobs SET owner=?, until=?, fence=? WHERE id=?", (owner, now + ttl, fence, job_id)
+        )
+        conn.execute("COMMIT")
+    return fence
+'''
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_diff_against_the_reference_compares_code_with_code(lang, tmp_path):
+    """Neither side's docstrings nor comments spend the diff's lines; its hunks name the files' rows."""
+    step = COURSE[3]
+    (tmp_path / step.dir).mkdir()
+    (tmp_path / step.dir / "step.py").write_text(MINE, encoding="utf-8")
+    text = rendered(run_of(4, True, written), lang, yours=tmp_path)
+    diff = text[text.index(str(tmp_path / step.dir / "step.py")) :].splitlines()[1:-2]
+    reference = (LAB_ROOT / "solutions" / step.dir / "step.py").read_text(encoding="utf-8")
+    raising = [row for row, line in enumerate(reference.splitlines(), 1) if "raise ValueError" in line]
+    assert diff == [
+        f"    @@ -{raising[0]} +11 @@",  # the rows of the files, docstrings and comments counted
+        '             raise ValueError(f"ttl must be positive, got {ttl!r}")',
+        "    +    def begin(conn):",
+        '    +        conn.execute("BEGIN IMMEDIATE")',
+        "         with closing(sqlite3.connect(path, isolation_level=None)) as conn:",
+        '    -        conn.execute("BEGIN IMMEDIATE")',
+        "    +        begin(conn)",
+        '             row = conn.execute("SELECT until, done, fence FROM jobs WHERE id=?", (job_id,)).fetchone()',
+        "    -        if row is None or row[1] or row[0] > now:",
+        "    +        if row is None or row[1] or row[0] >= now:",
+        '                 conn.execute("ROLLBACK")',
+    ]
+    assert rendered(run_of(4, True, written), lang, yours=tmp_path) == text  # the same every time
+
+
+def test_a_function_that_differs_only_in_its_docstrings_and_comments_shows_no_diff(tmp_path):
+    step = COURSE[3]
+    (tmp_path / step.dir).mkdir()
+    mine = (
+        MINE.replace("row[0] >= now", "row[0] > now")
+        .replace("        begin(conn)\n", "")
+        .replace(
+            '    def begin(conn):\n        """書き込みロックを取る"""\n        conn.execute("BEGIN IMMEDIATE")  # ほかの claim を待たせる\n',
+            "",
+        )
+        .replace("        # 期限切れかどうかを読む\n", '        conn.execute("BEGIN IMMEDIATE")  # 書き込みロック\n')
+    )
+    (tmp_path / step.dir / "step.py").write_text(mine, encoding="utf-8")
+    assert str(tmp_path) not in rendered(run_of(4, True, written), "en", yours=tmp_path)

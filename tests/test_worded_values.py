@@ -13,6 +13,7 @@ import inspect
 import io
 import json
 import pkgutil
+import sqlite3
 import sys
 import xml.etree.ElementTree as ET
 
@@ -26,7 +27,7 @@ from lab.grading.check import CheckRun
 from lab.grading.submission import Submission
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.mutants import load_mutants
-from lab.model.outcomes import CallRaised, ClauseBroken, message_of
+from lab.model.outcomes import CallRaised, ClauseBroken
 from lab.model.results import (
     CheckStatus,
     Joined,
@@ -37,16 +38,27 @@ from lab.model.results import (
     Result,
     Words,
     as_json,
+    message_of,
     shown,
 )
 from lab.reporters import terminal
 
 sys.path.insert(0, str(LAB_ROOT / "checks"))
-from support import explain, stated
+from support import changes, explain, stated
 
 UNCHANGED = Phrase("row unchanged", "行は変わらない")
 EMPTY = Phrase("empty", "空")
 GONE = Words("checks.row_gone")  # a catalogue entry: "the row is gone" / "行が消えた"
+NOT_ITERABLE = TypeError("'NoneType' object is not iterable")
+TAKEN = sqlite3.IntegrityError("UNIQUE constraint failed: jobs.id")
+# An exception as a fact, in each language: its class and message are code and stay as they are.
+RAISED = {
+    "en": ("TypeError: 'NoneType' object is not iterable", "IntegrityError: UNIQUE constraint failed: jobs.id"),
+    "ja": (
+        "送出された TypeError: 'NoneType' object is not iterable",
+        "送出された IntegrityError: UNIQUE constraint failed: jobs.id",
+    ),
+}
 
 # Phrases and catalogue words at every depth of every container a check can hand back.
 VALUES = {
@@ -57,6 +69,9 @@ VALUES = {
     "set": {UNCHANGED},
     "frozenset": frozenset({EMPTY}),
     "phrase": UNCHANGED,
+    "exception": NOT_ITERABLE,
+    "exceptions in a list": [True, TAKEN, None],
+    "exceptions deep inside": {"racers": ((NOT_ITERABLE,), [TAKEN, UNCHANGED])},
 }
 
 
@@ -147,7 +162,14 @@ def lab_classes():
     return names | {CheckRun.__name__, Submission.__name__}
 
 
-REPRS = sorted({"<lab.", *(f"{name}(" for name in lab_classes()), *(f"<{name}." for name in lab_classes())})
+REPRS = sorted(
+    {
+        "<lab.",
+        *(f"{name}(" for name in lab_classes()),
+        *(f"<{name}." for name in lab_classes()),
+        *(f"{type(error).__name__}(" for error in (NOT_ITERABLE, TAKEN)),  # an exception's repr
+    }
+)
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
@@ -162,6 +184,10 @@ def test_no_reporter_shows_a_repr_of_the_labs_objects_in_any_message(lang, tmp_p
         assert own in texts[place], place
         assert other not in texts[place], place
     assert f"(True, {own!r})" in texts["terminal verbose=True"]
+    not_iterable, taken = RAISED[lang]
+    for place in ("terminal verbose=True", "lab.reporters.junit", "lab.reporters.results_json"):
+        assert f"[True, {taken}, None]" in texts[place], place
+        assert f"{{'racers': (({not_iterable},), [{taken}, {own!r}])}}" in texts[place], place
     for name in ("lab.reporters.results_json", "lab.reporters.exercism"):  # and the files still read
         json.loads(texts[name])
     ET.fromstring(texts["lab.reporters.junit"].encode())
@@ -177,3 +203,41 @@ def test_a_value_is_shown_as_python_shows_it_with_its_phrases_worded():
         "n", "t", "steps", 2, ["C2.3"], "failed", sent(explain("enqueue(db)", (True, UNCHANGED), "x", "x")), 0
     )
     assert again.said("ja").splitlines()[1] == "結果:     (True, '行は変わらない')"
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_an_exception_is_a_fact_in_the_readers_words_at_any_depth(lang):
+    not_iterable, taken = RAISED[lang]
+    got = Result("n", "t", "steps", 4, ["C4.6"], "failed", sent(explain("f()", NOT_ITERABLE, "1", "1")), 0)
+    assert got.said(lang).splitlines()[1].split(None, 1)[1] == not_iterable
+    assert shown([True, TAKEN]).said(lang) == f"[True, {taken}]"
+    assert shown({TAKEN: (1, (NOT_ITERABLE,))}).said(lang) == f"{{{taken}: (1, ({not_iterable},))}}"
+    assert shown(KeyError()).said(lang) == ("KeyError" if lang == "en" else "送出された KeyError")
+    # Raised with facts, an exception's message is worded too.
+    kind = "ValueError" if lang == "en" else "送出された ValueError"
+    assert shown(ValueError(UNCHANGED)).said(lang) == f"{kind}: {UNCHANGED.said(lang)}"
+    assert message_of(AssertionError([TAKEN])).said(lang) == f"[{taken}]"
+
+
+ROW = {"id": "job", "owner": "A", "until": 15.0, "fence": 1, "result": None, "done": 0}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize(
+    ("got", "line"),
+    [
+        pytest.param(
+            changes(ROW, {**ROW, "owner": "B", "fence": 2}), {"en": "owner 'A' -> 'B', fence 1 -> 2"}, id="changes"
+        ),
+        pytest.param(changes(ROW, None), {"en": "the row is gone", "ja": "行が消えた"}, id="row gone"),
+        pytest.param(UNCHANGED, {"en": "row unchanged", "ja": "行は変わらない"}, id="phrase"),
+    ],
+)
+def test_words_on_the_got_line_are_unquoted_as_the_expected_words_beside_them(lang, got, line):
+    said = Result("n", "t", "steps", 2, ["C2.3"], "failed", sent(explain("f()", got, "same", "同じ")), 0).said(lang)
+    got_line, expected_line = said.splitlines()[1:3]
+    assert got_line.split(None, 1)[1] == line.get(lang, line["en"])
+    assert expected_line.split(None, 1)[1] == ("same" if lang == "en" else "同じ")
+    # A value the code returned is still written as Python writes it: a string keeps its quotes.
+    value = Result("n", "t", "steps", 2, ["C2.3"], "failed", sent(explain("f()", "1", "1", "1")), 0).said(lang)
+    assert value.splitlines()[1].split(None, 1)[1] == "'1'"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lab.model.results import Text, Words, has_text, shown
+from lab.model.results import Text, Words, message_of
 
 
 class CallRaised(Exception):
@@ -49,15 +49,3 @@ class LearnerProcessLost(BaseException):
     A BaseException, like CheckTimeout: every later call of the check would meet the same
     dead process, so Hypothesis must not shrink it.
     """
-
-
-def message_of(error: BaseException) -> Text | str:
-    """What an exception says: its facts when it was raised with them, else its text. Arguments
-    that hold facts inside a tuple, a list or a dict are shown as Python would show them, the
-    facts worded (``AssertionError((True, Phrase(...)))``), never with a repr of the facts."""
-    arguments = error.args
-    if len(arguments) == 1 and isinstance(arguments[0], Text):
-        return arguments[0]
-    if type(error).__str__ is BaseException.__str__ and any(map(has_text, arguments)):
-        return shown(arguments[0]) if len(arguments) == 1 else shown(arguments)
-    return str(error)

@@ -11,7 +11,8 @@ A value that holds facts inside a tuple, a list, a set or a dict (a check's got 
 ``(True, Phrase(...))``) is never written as its Python repr, which would put ``Phrase({'en': …})``
 on the learner's screen: ``shown(value)`` writes the container's repr around its facts, each worded
 and quoted as ``Quoted`` words one. Words, Joined and checks/support.py's explain() take every
-value through it.
+value through it. An exception, alone or inside a container, is a fact too (``raised``): its class
+and message, which are code, in the reader's words, never ``TypeError("...")``.
 """
 
 from __future__ import annotations
@@ -157,8 +158,9 @@ _CONTAINERS = {tuple: ("(", ")"), list: ("[", "]"), set: ("{", "}"), frozenset: 
 
 
 def has_text(value: object) -> bool:
-    """The value is facts, or holds some inside its tuples, lists, sets or dicts."""
-    if isinstance(value, Text):
+    """The value is facts (a Text, or an exception, which is worded as a fact), or holds some
+    inside its tuples, lists, sets or dicts."""
+    if isinstance(value, Text | BaseException):
         return True
     if type(value) is dict:
         return any(has_text(key) or has_text(item) for key, item in value.items())
@@ -168,10 +170,13 @@ def has_text(value: object) -> bool:
 
 def shown(value: object) -> Text | str:
     """The repr of a value, as facts: each Text inside it, at any depth of tuples, lists, sets and
-    dicts, is worded in the reader's language and quoted (as Quoted words a whole value), never
-    written as its Python repr. A value without facts is its repr, a plain string."""
+    dicts, is worded in the reader's language and quoted (as Quoted words a whole value), and each
+    exception is worded as what was raised (``raised()``), never written as its Python repr. A
+    value without facts is its repr, a plain string."""
     if isinstance(value, Text):
         return Quoted(value)
+    if isinstance(value, BaseException):
+        return raised(value)
     if not has_text(value):
         return repr(value)
     pieces: list[Fact] = []
@@ -185,9 +190,42 @@ def shown(value: object) -> Text | str:
     return Joined(*merged)
 
 
+def alone(value: object) -> Text | str:
+    """A value on a line of its own, beside a line of words (a failure's got line beside its
+    expected line): facts are said as they are, unquoted as the words beside them are; any other
+    value is shown(), a string quoted as Python quotes it."""
+    return value if isinstance(value, Text) else shown(value)
+
+
+def raised(error: BaseException) -> Words:
+    """An exception as a fact: its class and its message, which are code and read the same in
+    every language, in the reader's words ("TypeError: 'NoneType' object is not iterable")."""
+    message = message_of(error)
+    if message == "":
+        return Words("exception_bare", kind=type(error).__name__)
+    return Words("exception", kind=type(error).__name__, error=message)
+
+
+def message_of(error: BaseException) -> Text | str:
+    """What an exception says: its facts when it was raised with them, else its text. Arguments
+    that hold facts inside a tuple, a list or a dict are shown as Python would show them, the
+    facts worded (``AssertionError((True, Phrase(...)))``), never with a repr of the facts."""
+    if isinstance(error, Said):
+        return error.words
+    arguments = error.args
+    if len(arguments) == 1 and isinstance(arguments[0], Text):
+        return arguments[0]
+    if type(error).__str__ is BaseException.__str__ and any(map(has_text, arguments)):
+        return shown(arguments[0]) if len(arguments) == 1 else shown(arguments)
+    return str(error)
+
+
 def _pieces(value: object, pieces: list[Fact]) -> None:
     if isinstance(value, Text):
         pieces.append(Quoted(value))
+        return
+    if isinstance(value, BaseException):
+        pieces.append(raised(value))
         return
     if not has_text(value):
         pieces.append(repr(value))

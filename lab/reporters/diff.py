@@ -3,7 +3,7 @@
 A check's failure is the facts of checks/support.py explain(): what was called, the repr of what
 came back and, where the contract names one, the repr of the value it expects (``want``). Two
 long reprs side by side hide a one-item difference: here the differing items are listed,
-marked - expected / + got, the equal ones counted. The values are read back from their reprs
+marked - expected / + got with their index, the equal ones counted. The values are read back from their reprs
 (ast.literal_eval, never eval); a message without both is shown as it is.
 """
 
@@ -70,7 +70,28 @@ def _dict_lines(got, expected):
 
 
 def _list_lines(got, expected, lang):
-    compared = list(difflib.ndiff([repr(x) for x in expected], [repr(x) for x in got]))
-    lines = [line for line in compared if line.startswith(("- ", "+ "))]
-    equal = sum(line.startswith("  ") for line in compared)
-    return lines + ([words_of("learner", lang)("diff_equal", count=equal)] if equal else [])
+    """The items that differ, each labelled with its side and its index in that side's list:
+    '- expected[2]: None', '+ got[2]: 1'; then how many items are equal. Lists of one length are
+    compared index by index, others as difflib aligns them."""
+    said = words_of("learner", lang)
+    if len(got) == len(expected):  # index by index: a list of results, one per racer or owner
+        differing = [at for at, (mine, theirs) in enumerate(zip(got, expected)) if mine != theirs]
+        lines = [
+            line
+            for at in differing
+            for line in (
+                "- " + said("diff_expected", at=at, value=repr(expected[at])),
+                "+ " + said("diff_got", at=at, value=repr(got[at])),
+            )
+        ]
+        equal = len(got) - len(differing)
+        return lines + ([said("diff_equal", count=equal)] if equal else [])
+    lines, at, equal = [], {"- ": 0, "+ ": 0}, 0
+    for line in difflib.ndiff([repr(x) for x in expected], [repr(x) for x in got]):
+        sign, item = line[:2], line[2:]
+        if sign in at:
+            lines.append(sign + said("diff_expected" if sign == "- " else "diff_got", at=at[sign], value=item))
+            at[sign] += 1
+        elif sign == "  ":
+            at, equal = {side: index + 1 for side, index in at.items()}, equal + 1
+    return lines + ([said("diff_equal", count=equal)] if equal else [])

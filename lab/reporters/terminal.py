@@ -252,8 +252,9 @@ def _render_mutant(console, words, verdict, clauses, lang, prediction, named):
     flag = f"  ({words('worksheet')})" if mutant.worksheet else ""
     label = f"[red bold]{words('survived')}[/]" if verdict.survived else f"[green]{words('caught')}[/]"
     console.print(f"    {label}  {named[mutant.id]} · {mutant.id}{escape(flag)}")
-    console.print(f"        [red]- {escape(mutant.find)}[/]")
-    console.print(f"        [green]+ {escape(mutant.replace)}[/]")
+    for sign, style, text in (("-", "red", mutant.find), ("+", "green", mutant.replace)):
+        for line in text.splitlines() or [""]:  # a change of several lines: each marked, indented as in the file
+            console.print(f"        [{style}]{sign} {escape(line)}[/]")
     console.print(f"        {words('breaks')} {mutant.clause}: {escape(clauses.get(mutant.clause, ''))}")
     console.print(f"        [dim]{escape(mutant.why[lang])}[/]")
     if verdict.survived:

@@ -21,9 +21,8 @@ from lab.model.outcomes import (
     LearnerProcessLost,
     LoadFailure,
     NotImplementedYet,
-    message_of,
 )
-from lab.model.results import CheckStatus, Words
+from lab.model.results import CheckStatus, Words, message_of
 
 if TYPE_CHECKING:
     import pytest
