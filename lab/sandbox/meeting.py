@@ -31,9 +31,13 @@ import os
 import socket
 import tempfile
 import threading
+from typing import TYPE_CHECKING
 
 from lab import clock
 from lab.sandbox.values import decoded
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_LINE = 1 << 16  # bytes of what one call says on its connection
 MAX_CALLS = 256  # connections held at once; more are closed unanswered
@@ -78,12 +82,17 @@ class Meeting:
             return self.turn is None and max(self.waiting) == ticket
 
         while not mine():
-            holder = self.turn
-            if not clock.wait_for(self.change, lambda holder=holder: mine() or self.turn != holder, TURN_HELD):
+            if not clock.wait_for(self.change, self._mine_or_moved_on(mine, self.turn), TURN_HELD):
                 self.turn = None  # the holder kept its turn too long: it is not waited for
         self.waiting.remove(ticket)
         self.turn = ticket
         self.first = self.first or ticket
+
+    def _mine_or_moved_on(self, mine: Callable[[], bool], holder: Ticket | None) -> Callable[[], bool]:
+        return lambda: mine() or self.turn != holder
+
+    def _arrived_since(self, seen: int) -> Callable[[], bool]:
+        return lambda: self.arrivals != seen
 
     def leave(self, ticket: Ticket, arguments: tuple[object, ...], answer: object) -> None:
         """The call ended (answer: what it returned, or raised); the next may run. The call that
@@ -103,8 +112,7 @@ class Meeting:
         start (its threads free) come in that time."""
         while True:
             clock.wait_for(self.change, lambda: self.running == 0, TURN_HELD)
-            seen = self.arrivals
-            if not clock.wait_for(self.change, lambda seen=seen: self.arrivals != seen, self.patience):
+            if not clock.wait_for(self.change, self._arrived_since(self.arrivals), self.patience):
                 return
 
 
