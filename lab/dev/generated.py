@@ -1,9 +1,10 @@
 """The files made from course.toml: every step's prediction template, README.md's step tables and
 the progress lines of the guides in docs/. `dev update` writes them (`dev new-step` too, since a new
-step changes them all); `dev check` holds the tree to them (lab/dev/tree.py).
+step changes them all); `dev check` holds the tree to them (lab/dev/tree.py). A step without its
+rules file beside its checks gets one to fill in (lab/dev/rules.py), never one written over.
 """
 
-from lab.dev import readme
+from lab.dev import readme, rules
 from lab.model.course import load_course
 from lab.model.prediction_file import PREDICTION_FILE, holds_a_prediction
 from lab.model.prediction_template import prediction_template
@@ -29,4 +30,4 @@ def update(root):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    return written
+    return [*written, *rules.write_missing(root, course)]

@@ -1,7 +1,8 @@
 """The course manifest against the files of the tree, read without running anything.
 
 Each function returns the problems it finds, one sentence each; none means the tree is what
-course.toml says: every step's files, the reference's signature, the prediction templates,
+course.toml says: every step's files (its checks' own rules written: lab/dev/rules.py), the
+reference's signature, the prediction templates,
 README's step tables and the guides' progress lines made from the manifest, a check for every
 clause and a mutant for every clause or a reason why not, and questions for every clause in every
 language.
@@ -10,7 +11,7 @@ language.
 import ast
 import re
 
-from lab.dev import readme
+from lab.dev import readme, rules
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE
@@ -50,6 +51,7 @@ def files(course, root):
             found.append(f"step {step.number}: no solutions/{step.dir}/{STEP_FILE}")
         if not list((root / "checks").glob(f"test_{step.number:02d}_*.py")):
             found.append(f"step {step.number}: no checks/test_{step.number:02d}_*.py")
+        found += rules.problems(root, step)
         if not _mutant_clauses(root, step.number):
             found.append(f"step {step.number}: no mutants/m{step.number}-*.toml")
     listed = {step.dir for step in course}
