@@ -4,6 +4,8 @@ sequence against the code under test beside the model of the contract (model.py)
 A call is drawn as a name and a spec whose owner, fence and now are resolved against the
 model's row at the moment of the call: the current fence, a stale one or one never issued; the
 holder or another owner, whose name sorts before or after it; now at, before or after until.
+Each function's call strategy, its arguments once resolved and its covering calls come from its
+step's rules file (rules.py); here are the builders they use and another connection's writes.
 """
 
 import sqlite3
