@@ -22,7 +22,7 @@ import time
 from contextlib import closing
 
 from model import TableModel
-from sequences import _same
+from sequences import same
 from support import describe, explain, open_db, row, seed, words
 
 from lab.api import ClauseBroken, NotImplementedYet
@@ -62,7 +62,7 @@ def check_interleavings(lease, new_db, name, clause, other, collision=None):
         got = _interleaved(lease, other, db, (name, (db, *args)), ("claim", (db, *claim_args)), k, called)
         if got is None:
             continue
-        if not any(all(_same(g, w) for g, w in zip(got, want)) and got[2] == want[2] for want in orders.values()):
+        if not any(all(same(g, w) for g, w in zip(got, want)) and got[2] == want[2] for want in orders.values()):
             broken = collision if collision and _collided(stored, got) else clause
             raise ClauseBroken(broken, _message(called, claimed, k, statements, got, orders))
 

@@ -1,11 +1,12 @@
 """The kinds of input and stored state each function's clauses tell apart, and the instrument that
 counts which of them the checks reach.
 
-PARTITIONS names, per function, each kind with a test of one call: its arguments after `path`,
-and the table just before it (id -> row, or None when the file has no jobs table). Every kind
-must be reached by the checks of that function's own step (tests/test_partitions.py runs them
-against the reference with LEASE_LAB_PARTITIONS naming a file, and the `lease` fixture records
-every call through `Recording`): counted from the calls made, never read from the checks' code.
+Each step's rules file (rules.py) names in PARTITIONS each kind of its function with a test of
+one call: its arguments after `path`, and the table just before it (id -> row, or None when the
+file has no jobs table); the kinds shared by several functions are built here. Every kind must
+be reached by the checks of that function's own step (tests/test_partitions.py runs them against
+the reference with LEASE_LAB_PARTITIONS naming a file, and the `lease` fixture records every call
+through `Recording`): counted from the calls made, never read from the checks' code.
 """
 
 import json
@@ -13,12 +14,14 @@ import os
 import sqlite3
 from contextlib import closing
 
+import rules
 from model import COLUMNS, DEFAULTS
 
 RECORD_VARIABLE = "LEASE_LAB_PARTITIONS"
 
 
-def _target(args, rows):
+def target(args, rows):
+    """The stored row of the job a call names (its first argument after path), or None."""
     return (rows or {}).get(args[0]) if args else None
 
 
@@ -28,27 +31,27 @@ def _either_side(args, rows):
     return any(i < args[0] for i in ids) and any(i > args[0] for i in ids)
 
 
-def _missing_between(args, rows):
+def missing_between(args, rows):
     return args[0] not in (rows or {}) and _either_side(args, rows)
 
 
-def _at_defaults(args, rows):
-    row = _target(args, rows)
+def at_defaults(args, rows):
+    row = target(args, rows)
     return row is not None and all(row[c] == v for c, v in DEFAULTS.items())
 
 
-def _leased(args, rows):
-    row = _target(args, rows)
+def leased(args, rows):
+    row = target(args, rows)
     return row is not None and row["owner"] is not None and not row["done"]
 
 
 def _released(args, rows):
-    row = _target(args, rows)
+    row = target(args, rows)
     return row is not None and row["owner"] is None and row["fence"] > 0 and not row["done"]
 
 
-def _done(args, rows):
-    row = _target(args, rows)
+def done(args, rows):
+    row = target(args, rows)
     return row is not None and bool(row["done"])
 
 
@@ -56,12 +59,12 @@ def _when(compare):
     """now (the argument at `at`) against the stored until of a leased row."""
 
     def test(args, rows, at):
-        return _leased(args, rows) and compare(args[at], _target(args, rows)["until"])
+        return leased(args, rows) and compare(args[at], target(args, rows)["until"])
 
     return test
 
 
-_before, _at, _after = (
+now_before, now_at, now_after = (
     _when(lambda now, until: now < until),
     _when(lambda now, until: now == until),
     _when(lambda now, until: now > until),
@@ -72,7 +75,7 @@ def _fence(kind):
     """The fence argument (after job and owner) against the stored one, the owner being the holder."""
 
     def test(args, rows):
-        row = _target(args, rows)
+        row = target(args, rows)
         if row is None or row["done"] or row["owner"] != args[1]:
             return False
         given, stored = args[2], row["fence"]
@@ -87,35 +90,29 @@ def _fence(kind):
 
 
 def _other_owner_same_fence(args, rows):
-    row = _target(args, rows)
-    return _leased(args, rows) and row["owner"] != args[1] and row["fence"] == args[2]
+    row = target(args, rows)
+    return leased(args, rows) and row["owner"] != args[1] and row["fence"] == args[2]
 
 
 def _several_with_same_owner_and_fence(args, rows):
     """Another stored row, not done, holds the same owner and fence as the call names."""
-    return _target(args, rows) is not None and any(
+    return target(args, rows) is not None and any(
         i != args[0] and r["owner"] == args[1] and r["fence"] == args[2] and not r["done"]
         for i, r in (rows or {}).items()
     )
-
-
-def _shorter_lease(args, rows):
-    """A renewal of a leased row whose now + ttl (ttl accepted) lies before the stored until."""
-    now, ttl = args[3], args[4]
-    return _leased(args, rows) and ttl > 0 and now + ttl < _target(args, rows)["until"]
 
 
 def _no_owner_live(at):
     """A row with no owner whose until is still ahead of now: no one holds it, yet it is not free."""
 
     def test(args, rows):
-        row = _target(args, rows)
+        row = target(args, rows)
         return row is not None and row["owner"] is None and not row["done"] and row["until"] > args[at]
 
     return test
 
 
-def _clock(at):
+def clock(at):
     """now at the magnitudes a caller passes: a real clock's (seconds since 1970), and below zero."""
     return {
         "now at a real clock's magnitude": lambda args, rows: args[at] >= 1e9,
@@ -124,25 +121,25 @@ def _clock(at):
     }
 
 
-def _owner_none(args, rows):
+def owner_none(args, rows):
     """owner=None named on a row with no owner: None matches no row."""
-    row = _target(args, rows)
+    row = target(args, rows)
     return args[1] is None and row is not None and row["owner"] is None
 
 
-def _ttl_refused(at):
+def ttl_refused(at):
     return lambda args, rows: args[at] <= 0
 
 
 ROW_KINDS = {
-    "missing id, stored ids on either side": _missing_between,
-    "row at its defaults": _at_defaults,
-    "leased row": _leased,
+    "missing id, stored ids on either side": missing_between,
+    "row at its defaults": at_defaults,
+    "leased row": leased,
     "released row (fence kept, no owner)": _released,
-    "done row": _done,
-    "done row whose done is neither 0 nor 1": lambda args, rows: _done(args, rows) and _target(args, rows)["done"] != 1,
+    "done row": done,
+    "done row whose done is neither 0 nor 1": lambda args, rows: done(args, rows) and target(args, rows)["done"] != 1,
     "stored ids on either side of the target": lambda args, rows: (
-        _target(args, rows) is not None and _either_side(args, rows)
+        target(args, rows) is not None and _either_side(args, rows)
     ),
 }
 FENCES = {
@@ -155,72 +152,38 @@ FENCES = {
 }
 
 
-def _times(at):
+def times(at):
     return {
-        "now before until": lambda args, rows: _before(args, rows, at),
-        "now at until": lambda args, rows: _at(args, rows, at),
-        "now after until": lambda args, rows: _after(args, rows, at),
+        "now before until": lambda args, rows: now_before(args, rows, at),
+        "now at until": lambda args, rows: now_at(args, rows, at),
+        "now after until": lambda args, rows: now_after(args, rows, at),
     }
 
 
-PARTITIONS = {
-    "init_db": {
-        "no table yet": lambda args, rows: rows is None,
-        "an empty table": lambda args, rows: rows == {},
-        "a table with rows": lambda args, rows: bool(rows),
-    },
-    "enqueue": {
-        "new id, stored ids on either side": _missing_between,
-        "id stored at its defaults": _at_defaults,
-        "id stored and leased": _leased,
-        "id stored and done": _done,
-    },
-    "state": {k: v for k, v in ROW_KINDS.items()},
-    "claim": {
-        "ttl 0 or below": _ttl_refused(3),
-        **ROW_KINDS,
-        **_times(2),
-        **_clock(2),
-    },
-    "renew": {
-        "ttl 0 or below": _ttl_refused(4),
-        "now + ttl before the stored until (a shorter lease)": _shorter_lease,
-        **ROW_KINDS,
-        **FENCES,
-        **_times(3),
-        **_clock(3),
-        "owner None": _owner_none,
-    },
-    "complete": {**ROW_KINDS, **FENCES, **_times(3), **_clock(3), "owner None": _owner_none},
-    "release": {**ROW_KINDS, **FENCES, "owner None": _owner_none},
-    "claim_many": {
-        "no owners": lambda args, rows: args[1] == [],
-        "one owner": lambda args, rows: len(args[1]) == 1,
-        "several owners": lambda args, rows: len(set(args[1])) > 1,
-        "an owner named twice": lambda args, rows: len(set(args[1])) < len(args[1]),
-        "ttl 0 or below": _ttl_refused(3),
-        "row at its defaults": _at_defaults,
-        "live lease": lambda args, rows: _before(args, rows, 2),
-        "expired lease": lambda args, rows: _at(args, rows, 2) or _after(args, rows, 2),
-    },
-}
-
-
-# Kinds told apart by what happened between two calls at one path, not by one call's arguments
+# A kind told apart by what happened between two calls at one path, not by one call's arguments
 # and table: Recording compares the file at the path with the file the previous call left there.
+# A step whose function tells it apart names it in its ACROSS_CALLS.
 REPLACED = "the file at the path replaced since the previous call"
-ACROSS_CALLS = {"state": (REPLACED,)}
+
+
+def partitions():
+    """function -> {kind: its test of one call}, every step's, in the course's order."""
+    return {function: own.PARTITIONS for function, own in rules.of_steps().items()}
+
+
+def _across_calls(name):
+    return getattr(rules.of(name), "ACROSS_CALLS", ())
 
 
 def declared(name):
     """Every partition of `name`: those of one call, then those across calls."""
-    return [*PARTITIONS[name], *ACROSS_CALLS.get(name, ())]
+    return [*rules.of(name).PARTITIONS, *_across_calls(name)]
 
 
 def reached(name, args, rows, replaced=False):
     """The partitions of `name` that one call with these arguments, on this table, is in."""
-    across = [REPLACED] if replaced and REPLACED in ACROSS_CALLS.get(name, ()) else []
-    return [kind for kind, test in PARTITIONS[name].items() if test(args, rows)] + across
+    across = [REPLACED] if replaced and REPLACED in _across_calls(name) else []
+    return [kind for kind, test in rules.of(name).PARTITIONS.items() if test(args, rows)] + across
 
 
 def _identity(path):
@@ -251,7 +214,7 @@ class Recording:
 
     def __getattr__(self, name):
         attribute = getattr(self._module, name)
-        if name not in PARTITIONS:
+        if name not in rules.of_steps():
             return attribute
 
         def recorded(path, *args):

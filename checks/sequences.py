@@ -4,13 +4,16 @@ sequence against the code under test beside the model of the contract (model.py)
 A call is drawn as a name and a spec whose owner, fence and now are resolved against the
 model's row at the moment of the call: the current fence, a stale one or one never issued; the
 holder or another owner, whose name sorts before or after it; now at, before or after until.
+Each function's call strategy, its arguments once resolved and its covering calls come from its
+step's rules file (rules.py); here are the builders they use and another connection's writes.
 """
 
-import copy
 import sqlite3
 from contextlib import closing
+from typing import NamedTuple
 
 import pytest
+import rules
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from model import COLUMNS, TableModel
@@ -107,33 +110,30 @@ INSERTS = st.fixed_dictionaries(
 )
 
 
-def _call(name, job=JOB, **specs):
+def one_call(name, job=JOB, **specs):
+    """The strategy of one call of `name`: (name, its spec), the job and each spec drawn."""
     return st.tuples(st.just(name), st.fixed_dictionaries({"job": job, **specs}))
 
 
-CALLS = {
-    "init_db": st.just(("init_db", {})),
-    "insert": _call("insert", job=ANY_ID, columns=INSERTS),
-    "update": _call("update", columns=WRITES),
-    "enqueue": _call("enqueue"),
-    "state": _call("state"),
-    "claim": _call("claim", aim=AIM, ttl=TTL),
-    "renew": _call("renew", aim=AIM, ttl=TTL),
-    "complete": _call("complete", aim=AIM),
-    "release": _call("release", aim=AIM),
-    # Owners may repeat: a worker that asks twice is two claims, with two answers. Three owners
-    # reach every partition of claim_many (several, one named twice); each more adds a claim that
-    # waits on SQLite's lock (its busy handler sleeps a millisecond or more), and step 8's
-    # hand-written checks call it with four and with forty.
-    "claim_many": _call("claim_many", aim=AIM, owners=st.lists(st.sampled_from(OWNERS), max_size=3), ttl=TTL),
+# Another connection's writes, beside the calls of every step's function (its rules' CALL).
+WRITE_CALLS = {
+    "insert": one_call("insert", job=ANY_ID, columns=INSERTS),
+    "update": one_call("update", columns=WRITES),
 }
 
-# Explicit examples that reach every partition of a step's own function (partitions.py) by
-# construction, whatever the 30 drawn examples reach: a row at its defaults, two leases of the
-# same owner and fence, a released row and a done one, ids on either side of the target and a
-# missing id between stored ones; each aim (a stale, future and zero fence, another owner, now at
-# and after until) on a lease with fence 2; the calls that change a row come last, and a refused
-# ttl after them (its ValueError's words are the code's own, shown only when it is reached).
+
+def call_strategies():
+    """name -> the strategy of one call: another connection's writes, and every step's function."""
+    return {**WRITE_CALLS, **{function: own.CALL for function, own in rules.of_steps().items()}}
+
+
+# The table of the explicit example that reaches every partition of a step's own function
+# (partitions.py) by construction, whatever the 30 drawn examples reach: a row at its defaults, two
+# leases of the same owner and fence, a released row and a done one, ids on either side of the
+# target and a missing id between stored ones. Each step's rules give the calls (COVERING): each
+# aim (a stale, future and zero fence, another owner, now at and after until) on a lease with
+# fence 2; the calls that change a row come last, and a refused ttl after them (its ValueError's
+# words are the code's own, shown only when it is reached).
 COVERING_TABLE = _table(
     "a",
     {"owner": "A", "until": 10.0, "fence": 2},
@@ -148,60 +148,32 @@ COVERING_TABLE = _table(
 )
 
 
-def _on(job_id, name, aim="current", **spec):
+def covering_call(job_id, name, aim="current", **spec):
+    """One call of a covering example, on the id named (its place in CALL_IDS)."""
     return (name, {"job": ("any id", CALL_IDS.index(job_id)), "aim": aim, **spec})
 
 
-_REFUSED_AIMS = ("stale fence", "future fence", "no fence", "owner sorting below", "owner sorting above", "no owner")
-_ROWS = ("b", "C", "e", "f")  # missing between a and c, at its defaults, released, done
-COVERING = {
-    "enqueue": [_on(j, "enqueue") for j in ("C", "c", "f", "b")],
-    "state": [_on(j, "state") for j in ("b", "C", "a", "e", "f")],
-    "claim": [
-        _on("c", "claim", ttl=5.0),
-        *(_on(j, "claim", ttl=5.0) for j in _ROWS),
-        _on("a", "claim", "expired", ttl=5.0),
-        _on("f", "claim", "expired", ttl=5.0),
-        _on("c", "claim", "at expiry", ttl=5.0),
-        _on("c", "claim", ttl=0),
-    ],
-    "renew": [
-        *(_on("c", "renew", aim, ttl=5.0) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
-        *(_on(j, "renew", ttl=5.0) for j in _ROWS),
-        _on("e", "renew", "no owner", ttl=5.0),
-        _on("c", "renew", ttl=5.0),
-        _on("a", "renew", ttl=5.0),
-        _on("c", "renew", ttl=-1.0),
-    ],
-    "complete": [
-        *(_on("c", "complete", aim) for aim in (*_REFUSED_AIMS, "at expiry", "expired")),
-        *(_on(j, "complete") for j in _ROWS),
-        _on("e", "complete", "no owner"),
-        _on("c", "complete"),
-        _on("a", "complete"),
-    ],
-    "release": [
-        *(_on("c", "release", aim) for aim in _REFUSED_AIMS),
-        *(_on(j, "release") for j in _ROWS),
-        _on("e", "release", "no owner"),
-        _on("a", "release"),
-        _on("c", "release"),
-    ],
-    "claim_many": [
-        _on("c", "claim_many", owners=["A", "B"], ttl=5.0),
-        _on("C", "claim_many", owners=[], ttl=5.0),
-        _on("C", "claim_many", owners=["A", "A", "B"], ttl=5.0),
-        _on("a", "claim_many", "expired", owners=["B", "b"], ttl=5.0),
-        _on("c", "claim_many", "at expiry", owners=["zed"], ttl=5.0),
-        _on("e", "claim_many", owners=["B"], ttl=0),
-    ],
-}
+REFUSED_AIMS = ("stale fence", "future fence", "no fence", "owner sorting below", "owner sorting above", "no owner")
+COVERING_ROWS = ("b", "C", "e", "f")  # missing between a and c, at its defaults, released, done
 
 
 def calls(names, focus):
     """Sequences of calls to the named functions, the step's own function drawn four times as often."""
     weighted = [focus] * 4 + [name for name in names if name != focus]
-    return st.lists(st.sampled_from(weighted).flatmap(CALLS.get), min_size=4, max_size=12)
+    return st.lists(st.sampled_from(weighted).flatmap(call_strategies().get), min_size=4, max_size=12)
+
+
+class Drawn(NamedTuple):
+    """A drawn call's spec, resolved against the model at the moment of the call: what a step's
+    rules make the call's arguments of (arguments(drawn))."""
+
+    model: TableModel
+    spec: dict
+    job: str | None
+    owner: str | None
+    fence: int
+    now: float
+    serial: int  # the call's place in its sequence: a result written is f"r{serial}"
 
 
 def arguments(model, name, spec, serial):
@@ -209,32 +181,9 @@ def arguments(model, name, spec, serial):
     job = _job(model, spec.get("job"))
     row = model.rows.get(job) or _neighbour(model, job)
     owner, fence, now = _aimed(row, *AIMS[spec.get("aim", "current")])
-    ttl = 5.0 if name == "claim_many" and not spec["owners"] and spec["ttl"] <= 0 else spec.get("ttl")
-    return {
-        "init_db": (),
-        "enqueue": (job,),
-        "state": (job,),
-        "insert": (job, spec.get("columns")),
-        "update": (job, spec.get("columns")),
-        "claim": (job, owner, now, ttl),
-        "renew": (job, owner, fence, now, ttl),
-        "complete": (job, owner, fence, now, f"r{serial}"),
-        "release": (job, owner, fence),
-        "claim_many": (job, _one_possible_winner(model, job, list(spec.get("owners", ())), now, ttl), now, ttl),
-    }[name]
-
-
-def _one_possible_winner(model, job, owners, now, ttl):
-    """claim_many's owners as a sequence calls it. Where the job can be claimed and several claims
-    race for it, the contract lets any of them win: the answers' order, the stored owner, the
-    later calls that aim at the holder and the words of a counterexample would follow the race,
-    so a run in parts could show another counterexample than a run in one part. There one owner
-    claims, and the races are step 8's own checks (one winner and its index, a claim per owner,
-    an owner named twice); where no claim can win, every owner gets None and several are called."""
-    if len(owners) > 1 and ttl is not None and ttl > 0:
-        if copy.deepcopy(model).claim(job, owners[0], now, ttl).value is not None:
-            return owners[:1]
-    return owners
+    if name in WRITE_CALLS:
+        return (job, spec.get("columns"))
+    return rules.of(name).arguments(Drawn(model, spec, job, owner, fence, now, serial))
 
 
 def _job(model, choice):
@@ -292,7 +241,7 @@ class Sequence:
     def run(self, calls):
         for serial, (name, spec) in enumerate(calls):
             args = arguments(self.model, name, spec, serial)
-            if name in ("insert", "update"):
+            if name in WRITE_CALLS:
                 self._write(name, *args)
             else:
                 self._call(name, args)
@@ -307,24 +256,14 @@ class Sequence:
         except Exception as error:  # noqa: BLE001 - compared with what the contract demands
             got = error
         self.history.append(f"{text} -> {_shown(got)}")
+        answered = getattr(rules.of(name), "answered", None)
         if expected.raises:
-            self._expect(isinstance(got, expected.raises), got, expected)
-        elif name == "claim_many":
-            self._claim_many(got, args, expected)
+            self.expect(isinstance(got, expected.raises), got, expected)
+        elif answered:
+            answered(self, got, args, expected)
         else:
-            self._expect(_same(got, expected.value), got, expected)
+            self.expect(same(got, expected.value), got, expected)
         self._compare_table(expected)
-
-    def _claim_many(self, got, args, expected):
-        owners = args[1]
-        if not isinstance(got, list) or len(got) != len(owners):
-            self._expect(False, got, expected, "C8.1")
-        if expected.value is None:
-            self._expect(got == [None] * len(owners), got, expected)
-            return
-        winners = [i for i, fence in enumerate(got) if fence is not None]
-        self._expect(len(winners) == 1 and _same(got[winners[0]], expected.value), got, expected)
-        self.model.rows[args[0]]["owner"] = owners[winners[0]]
 
     def _write(self, name, job_id, columns):
         """What another connection does: insert a row naming some columns, or commit a change."""
@@ -344,7 +283,7 @@ class Sequence:
             got = error
         shown = sql.replace("?", "{!r}").format(*values)
         self.history.append(Phrase("another connection: ", "別の接続: ") + f"{shown} -> {_shown(got)}")
-        self._expect(isinstance(got, expected.raises) if expected.raises else got is None, got, expected)
+        self.expect(isinstance(got, expected.raises) if expected.raises else got is None, got, expected)
         self._compare_table(expected)
 
     def _compare_table(self, expected):
@@ -359,9 +298,10 @@ class Sequence:
                 clause = {expected.column_clauses.get(c, expected.clause) for c in differing}
                 shown = _row_text(got) if got else Phrase("no row ", "行なし ") + repr(job_id)
                 wanted = _row_text(want) if want else Phrase("no row ", "行なし ") + repr(job_id)
-                self._expect(False, shown, expected, min(clause), stored_row=wanted)
+                self.expect(False, shown, expected, min(clause), stored_row=wanted)
 
-    def _expect(self, ok, got, expected, clause=None, stored_row=None):
+    def expect(self, ok, got, expected, clause=None, stored_row=None):
+        """Nothing, when ok; else the clause broken, with the calls so far and what was expected."""
         if ok:
             return
         clause = clause or expected.clause
@@ -372,7 +312,7 @@ class Sequence:
         raise ClauseBroken(clause, stated(called, got, wanted + f" [{clause}]", expected.shown))
 
 
-def _same(got, want):
+def same(got, want):
     """Equal, and of the contract's kind: True is not 1, and a fence is an int, not True."""
     if want is None or isinstance(want, bool):
         return got is want
@@ -397,6 +337,8 @@ def model_check(step, *clauses):
     inserted and changed by another connection between further calls of init_db.
     """
     functions = [s.function for s in load_course()[:step]]
+    # Hypothesis derives a derandomized check's seed from its source, decorators included: the
+    # examples below read as they always have, so that each check draws the examples it always drew.
     if step == 1:
         # init_db on an empty table, then on one with a row, before the drawn calls begin.
         @example(script=[("init_db", {}), ("insert", {"job": ("any id", 0), "columns": {}}), ("init_db", {})])
@@ -404,6 +346,7 @@ def model_check(step, *clauses):
         def check(lease, new_db, script):
             Sequence(lease, new_db(with_table=False), [], seed_table=False).run([("init_db", {}), *script])
     else:
+        COVERING = {functions[-1]: rules.of(functions[-1]).COVERING}  # the name the decorator has always read
 
         @example(rows=COVERING_TABLE, script=COVERING[functions[-1]])
         @given(rows=TABLES, script=calls([*functions, "update"], functions[-1]))

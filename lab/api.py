@@ -12,11 +12,12 @@ timeout)`` and ``start(name, args, pause_at)``.
 What a check raises or shows: ClauseBroken (a clause of the contract is broken), NotImplementedYet,
 CallRaised, and the worded values Phrase, Words, Joined, shown and alone (lab/model/results.py).
 
-What a check reads of the course: load_course, step_of_check, checks_of, the plan and targets it
-runs under (Plan, Target), the reference's folder (SOLUTIONS_DIR) and the lab's loader (read, load).
+What a check reads of the course: load_course, step_of_check, checks_of, rules_module (the module
+of a step's own rules), the plan and targets it runs under (Plan, Target), the reference's folder
+(SOLUTIONS_DIR) and the lab's loader (read, load).
 """
 
-from lab.model.checks import checks_of
+from lab.model.checks import checks_of, rules_module
 from lab.model.course import load_course, step_of_check
 from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
@@ -43,6 +44,7 @@ __all__ = [
     "load_course",
     "opened",
     "read",
+    "rules_module",
     "shown",
     "step_of_check",
 ]

@@ -142,8 +142,13 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
     ).read_text(encoding="utf-8")
     checked = lab(copy, "dev", "check", "--no-run")
     assert checked.returncode == ExitStatus.LAB_BROKEN
+    rules = f"checks/rules_{last:02d}_release_all.py"  # written with a TODO in each part
+    assert "def rule(model, owner):" in (copy / rules).read_text(encoding="utf-8")
     assert checked.stdout.splitlines() == [
         f"step {last}: no checks/test_{last:02d}_*.py",
+        f"step {last}: {rules}: write its partitions (PARTITIONS)",
+        f"step {last}: {rules}: write its model rule (rule)",
+        f"step {last}: {rules}: write its call strategies (CALL, arguments, COVERING)",
         f"step {last}: no mutants/m{last}-*.toml",
         f"C{last}.1: no check names it (@pytest.mark.clause)",
         f"C{last}.1: no mutant breaks it, and course.toml's unmutated does not say why",
@@ -156,15 +161,21 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
 NINTH_STEP = LAB_ROOT / "tests" / "fixtures" / "ninth_step"
 # What a copy of the lab needs to run its commands and its docs' and manifest's tests.
 LAB_FILES = ("course.toml", "README.md", "pyproject.toml", "Makefile")
-LAB_FOLDERS = ("lab", "checks", "mutants", "solutions", "tests", "docs")
-# The tests that enumerate the steps, run in the copy as its own test suite would run them.
+LAB_FOLDERS = ("lab", "checks", "mutants", "solutions", "tests", "docs", ".github")
+# The tests that enumerate the steps, run in the copy as its own test suite would run them: those
+# of the manifest and its generated files, and those that want each step's own rules (its
+# partitions reached by its checks, its model rule and calls kept by the reference).
 STEP_TESTS = (
     "tests/test_course.py",
+    "tests/test_partitions.py",
+    "tests/test_step_rules.py",
     "tests/test_dev.py::test_every_shipped_prediction_template_is_the_one_course_toml_makes",
     "tests/test_dev.py::test_the_tree_is_what_the_manifest_says",
     "tests/test_glossary.py",
     "tests/test_readme_languages.py",
     "tests/test_classroom_workflow.py::test_one_autograding_test_per_step_with_its_points_and_its_credit_command",
+    "tests/test_classroom_workflow.py::test_the_committed_workflow_is_the_generated_one",
+    "tests/test_kill_matrix.py::test_the_durations_table_weighs_every_check_and_names_no_other",
 )
 
 
@@ -225,16 +236,20 @@ def test_a_ninth_step_is_new_step_plus_its_own_files_and_the_lab_takes_it_whole(
     shipped, root = _shipped_copy(tmp_path / "shipped"), _shipped_copy(tmp_path / "lab")
     scaffolded = lab(root, "dev", "new-step", "claimable", "--parameters", "path,now")
     assert scaffolded.returncode == ExitStatus.ALL_PASS, scaffolded.stderr
+    made_by_new_step = ("checks/rules_09_claimable.py", ".github/workflows/classroom.yml")  # a test per step
+    assert {str(root / name) for name in made_by_new_step} <= set(scaffolded.stdout.split()), scaffolded.stdout
     own = _authors_part(root)
     updated = lab(root, "dev", "update", timeout=900)  # the step tables say what the filled-in entry says
     guides = [str(root / "docs" / name) for name in ("learner.ja.md", "learner.md")]  # and the examples: 9 steps
     assert updated.stdout.split() == [str(root / "README.md"), *guides], updated.stdout + updated.stderr
+    weighed = lab(root, "dev", "durations", timeout=600)  # the new checks weighed, as the table wants
+    assert weighed.returncode == ExitStatus.ALL_PASS, weighed.stdout + weighed.stderr
 
     checked = lab(root, "dev", "check", timeout=1200)  # every stub, the reference and every mutant run
     assert checked.returncode == ExitStatus.ALL_PASS, checked.stdout + checked.stderr
     run = lab(root, "check", "9", "--impl", "solutions", timeout=600)
     assert run.returncode == ExitStatus.ALL_PASS, run.stdout + run.stderr
-    assert "Step 9 · claimable: List the jobs a claim could take: all 2 checks pass" in run.stdout
+    assert "Step 9 · claimable: List the jobs a claim could take: all 3 checks pass" in run.stdout
     assert run.stdout.count("caught by: test_claimable_") == 3, run.stdout  # each of its mutants
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "LAB_LANG": "en"}
     tests = subprocess.run(
@@ -247,11 +262,21 @@ def test_a_ninth_step_is_new_step_plus_its_own_files_and_the_lab_takes_it_whole(
     )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
 
-    # Nothing else was edited: what differs from the lab as shipped is what new-step wrote (the
-    # manifest, every prediction template, README's step tables, the progress lines of the learner
-    # guides, and the new step's folders) and the author's own files.
+    # Nothing else was edited: what differs from the lab as shipped is what new-step and dev update
+    # wrote (the manifest, every prediction template, README's step tables, the progress lines of
+    # the learner guides, Classroom's workflow, and the new step's folders and rules file), what dev
+    # durations measured, and the author's own files: no shared module of checks/ (partitions.py,
+    # model.py, sequences.py) names the new step.
     prediction_templates = {f"steps/{step.dir}/prediction.py" for step in load_course(root)}
-    made = {"course.toml", "README.md", "docs/learner.md", "docs/learner.ja.md", *prediction_templates}
+    made = {
+        "course.toml",
+        "README.md",
+        "docs/learner.md",
+        "docs/learner.ja.md",
+        ".github/workflows/classroom.yml",
+        "checks/durations.toml",
+        *prediction_templates,
+    }
     assert _changed(root, shipped) == {*made, *own}
 
 

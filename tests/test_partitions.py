@@ -1,6 +1,7 @@
-"""Every kind of input and stored state a function's clauses tell apart (checks/partitions.py) is
-reached by the checks of that function's own step: counted from the calls the checks make to the
-reference, recorded as they are made, never read from the checks' code."""
+"""Every kind of input and stored state a function's clauses tell apart (the PARTITIONS of its
+step's rules file, checks/rules_<NN>_<function>.py, collected by checks/partitions.py) is reached by
+the checks of that function's own step: counted from the calls the checks make to the reference,
+recorded as they are made, never read from the checks' code."""
 
 import json
 import sys
@@ -14,7 +15,7 @@ from lab.model.targets import Target
 from lab.running.runner import run
 
 sys.path.insert(0, str(LAB_ROOT / "checks"))
-from partitions import PARTITIONS, RECORD_VARIABLE, declared
+from partitions import RECORD_VARIABLE, declared, partitions
 
 COURSE = load_course()
 
@@ -40,8 +41,9 @@ def reached(tmp_path_factory):
 
 
 def test_every_function_declares_its_partitions():
-    assert set(PARTITIONS) == {step.function for step in COURSE}
-    assert all(len(kinds) >= 3 for kinds in PARTITIONS.values())
+    declared_by = partitions()
+    assert list(declared_by) == [step.function for step in COURSE]
+    assert all(len(kinds) >= 3 for kinds in declared_by.values()), {f: len(k) for f, k in declared_by.items()}
 
 
 @pytest.mark.parametrize("step", COURSE, ids=lambda step: step.function)

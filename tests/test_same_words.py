@@ -15,6 +15,7 @@ from lab.model.implementation import load, read
 from lab.model.mutants import SOLUTIONS_DIR
 
 sys.path.insert(0, str(LAB_ROOT / "checks"))
+import rules
 import sequences
 
 WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
@@ -108,7 +109,7 @@ def _words(lease, path, rows, script):
 
 
 @settings(max_examples=60, derandomize=True, database=None, deadline=None)
-@example(rows=sequences.COVERING_TABLE, script=sequences.COVERING["claim_many"])
+@example(rows=sequences.COVERING_TABLE, script=rules.of("claim_many").COVERING)
 @given(
     rows=sequences.TABLES,
     script=sequences.calls([step.function for step in load_course()] + ["update"], "claim_many"),

@@ -3,8 +3,9 @@ whole, for its authors.
 
 Like rustlings' `dev check`: the manifest against the tree, every stub unsolved, the reference
 solved, every clause checked and broken by a mutant (or the manifest says why not). `new-step`
-scaffolds the next step's folders and manifest entry; the author then writes its contract,
-reference, checks and mutants, and `dev check` says what is still missing. Like rustlings' `dev
+scaffolds the next step's folders, its rules file beside its checks and its manifest entry; the
+author then writes its contract, reference, checks, rules and mutants, and `dev check` says what
+is still missing. Like rustlings' `dev
 update`, `update` writes again what is made from course.toml (the prediction templates, README's
 step tables, the progress lines of docs/learner.md and .ja.md) once the author has changed it, and
 the guides' example outputs from the lab's own runs (lab/dev/examples.py), which `check` holds. `durations` measures how long each check takes

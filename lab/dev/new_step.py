@@ -1,11 +1,12 @@
 """`dev new-step NAME`: the next step's folders, stub, contracts, prediction template and manifest entry.
 
 Everything here is made from course.toml and the step's name; what only the author can write
-(the contract's clauses, the reference, the checks, the mutants, the titles and each clause's
-hints) is left as a TODO, or an empty slot, that `dev check` and `make test` point at until it is
-written. The files made from
+(the contract's clauses, the reference, the checks and their rules file, the mutants, the titles
+and each clause's hints) is left as a TODO, or an empty slot, that `dev check` and `make test`
+point at until it is written. The files made from
 course.toml are written again (lab/dev/generated.py): each names the course's steps or their
-count, which has just grown. Once the author has filled in the entry, `dev update` writes them
+count, which has just grown; the step's rules file, checks/rules_<NN>_<function>.py, is written
+with them (lab/dev/rules.py). Once the author has filled in the entry, `dev update` writes them
 from it.
 """
 

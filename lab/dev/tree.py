@@ -1,16 +1,20 @@
 """The course manifest against the files of the tree, read without running anything.
 
 Each function returns the problems it finds, one sentence each; none means the tree is what
-course.toml says: every step's files, the reference's signature, the prediction templates,
-README's step tables and the guides' progress lines made from the manifest, a check for every
-clause and a mutant for every clause or a reason why not, and questions for every clause in every
-language.
+course.toml says: every step's files (its checks' own rules written: lab/dev/rules.py), the
+reference's signature, the prediction templates, README's step tables, the guides' progress lines
+and the Classroom workflow made from the manifest, every check weighed in checks/durations.toml, a
+check for every clause and a mutant for every clause or a reason why not, and questions for every
+clause in every language.
 """
 
 import ast
 import re
 
-from lab.dev import readme
+from lab.dev import readme, rules
+from lab.dev.generated import workflow_file
+from lab.grading import autograding
+from lab.model import checks
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import STEP_FILE
 from lab.model.prediction_file import PREDICTION_FILE
@@ -31,6 +35,8 @@ def problems(root=LAB_ROOT):
         *signatures(course, root),
         *templates(course, root),
         *readme.problems(root, course),
+        *workflow(course, root),
+        *durations(course, root),
         *clauses(course, root),
         *hints(course, root),
     ]
@@ -50,6 +56,7 @@ def files(course, root):
             found.append(f"step {step.number}: no solutions/{step.dir}/{STEP_FILE}")
         if not list((root / "checks").glob(f"test_{step.number:02d}_*.py")):
             found.append(f"step {step.number}: no checks/test_{step.number:02d}_*.py")
+        found += rules.problems(root, step)
         if not _mutant_clauses(root, step.number):
             found.append(f"step {step.number}: no mutants/m{step.number}-*.toml")
     listed = {step.dir for step in course}
@@ -85,6 +92,31 @@ def templates(course, root):
         if path.is_file() and _shipped_prediction(step, path, root) not in (made, swapped(made)):
             found.append(
                 f"steps/{step.dir}/{PREDICTION_FILE}: not the template made from course.toml (python -m lab dev update writes it)"
+            )
+    return found
+
+
+def workflow(course, root):
+    """GitHub Classroom's workflow, where the tree has one, is the one made from course.toml."""
+    path = workflow_file(root)
+    if path.is_file() and path.read_text(encoding="utf-8") != autograding.workflow(course):
+        shown = path.relative_to(root).as_posix()
+        return [f"{shown}: not the one course.toml makes (python -m lab dev update writes it)"]
+    return []
+
+
+def durations(course, root):
+    """checks/durations.toml weighs every check of every step and names no other. The checks are
+    those of the lab's own tree (lab.model.checks reads them): dev check runs on it."""
+    if root != LAB_ROOT:
+        return []
+    listed = checks.durations()
+    found = []
+    for step in course:
+        weighed = {name for number, name in listed if number == step.number}
+        if weighed != set(checks.checks_of(step.number)):
+            found.append(
+                f"step {step.number}: checks/durations.toml does not weigh its checks as they are (python -m lab dev durations writes it)"
             )
     return found
 

@@ -20,6 +20,8 @@ from lab.model.course import LAB_ROOT, load_course
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from lab.model.course import Step
+
 CHECKS_DIR = LAB_ROOT / "checks"
 CHECK_FILE = re.compile(r"^test_(\d+)_\w*\.py$")  # test_07_release.py holds checks of step 7
 MODEL_CHECK = "model_check"
@@ -30,6 +32,12 @@ DURATIONS = CHECKS_DIR / "durations.toml"  # seconds each check takes against th
 UNLISTED_SLOW, UNLISTED = 0.15, 0.001
 # Seconds each check costs beyond the call the table times: loading the learner's files afresh.
 SETUP = 0.002
+
+
+def rules_module(step: Step) -> str:
+    """The module of a step's own rules beside its checks (checks/rules.py collects them):
+    rules_04_claim for step 4, whose function is claim."""
+    return f"rules_{step.number:02d}_{step.function}"
 
 
 def check_files(step: int) -> list[Path]:
