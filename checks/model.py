@@ -73,6 +73,13 @@ class TableModel:
 
 def stale(clause, row, owner, fence):
     """A write refused: the row is not held by (owner, fence)."""
+    if row["owner"] is None:  # not "holds owner=None, not owner=None": no owner is no holder
+        return Expected(
+            clause,
+            False,
+            en=f"False: the row has no owner, so no one holds it, owner={owner!r} included; the row unchanged",
+            ja=f"False (行に owner がないので、誰も保持していない。owner={owner!r} も同じ。行は変わらない)",
+        )
     held = f"owner={row['owner']!r}, fence={row['fence']}"
     return Expected(
         clause,
