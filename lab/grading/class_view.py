@@ -3,7 +3,7 @@ which clauses failed most and which mutants the predictions caught."""
 
 import time
 
-from lab.grading import credit, similarity
+from lab.grading import credit, lms_exports, similarity
 from lab.grading.class_table import credit_cell, credit_count
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
@@ -22,6 +22,9 @@ def markdown(outcome, rows, lang="en"):
     ]
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
+    left_out = lms_exports.left_out(outcome)
+    if left_out:
+        lines += [f"**{_md(words('lms_left_out', learners=', '.join(left_out)))}**", ""]
     lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
     lines += [*similarity_rule(outcome.rule, lang)]
     header = [
