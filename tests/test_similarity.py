@@ -365,3 +365,38 @@ def test_a_likeness_moved_by_a_classmate_added_reads_so_in_the_regrades_moved_li
     (moved,) = [line for line in class_outputs.changes(after, again) if line.startswith("ann:")]
     assert again["ann"]["similarity"][1:] == ["bob", 1.0, True]
     assert moved.endswith("in bob, flagged) with ann's own files changed"), moved
+
+
+def test_a_class_of_copies_shows_one_block_of_evidence_and_still_names_every_flagged_pair(tmp_path):
+    """Six copies of the reference (every other one renamed) are one group of near-identical code:
+    one pair's spans side by side, the other pairs named under them; an honest learner is in none."""
+    entries = _honest()
+    for n in range(6):
+        copy = tmp_path / f"copy{n}"
+        shutil.copytree(LAB_ROOT / "solutions", copy, ignore=shutil.ignore_patterns("__pycache__"))
+        for file in copy.rglob("step.py") if n % 2 else ():
+            file.write_text(re.sub(r"\bconn\b", "db", file.read_text(encoding="utf-8")), encoding="utf-8")
+        entries[copy.name] = copy
+    submissions = [Submission(name, path) for name, path in entries.items()]
+    rule = similarity.of_class(submissions)
+    outcome = classroom.ClassRun(tmp_path, submissions, [], 1.0, rule=rule)
+    for lang in ("en", "ja"):
+        section = class_view.side_by_side(outcome, lang)
+        reference = say("class.sim_the_reference", lang)
+        flagged = {
+            frozenset((s.name, pair.other or reference))
+            for s in submissions
+            for pair in (s.likeness.evidence if s.likeness else ())
+        }
+        assert len(flagged) == 6 + 5  # each copy and the reference, and each copy and its closest classmate
+        headings = [line.removeprefix("### ") for line in section if line.startswith("### ")]
+        named = [line.removeprefix("- ") for line in section if line.startswith("- ")]
+        shown = [frozenset(line.split(":")[0].split(" and " if lang == "en" else " と ")) for line in headings + named]
+        assert (
+            len(headings) == 1
+            and headings[0].startswith("copy0 ")
+            and sorted(shown, key=sorted) == sorted(flagged, key=sorted)
+        )
+        assert say("class.sim_same_group", lang, count=len(named)) in section
+        assert sum(line == "|---|---|" for line in section) <= similarity.MAX_SPANS
+        assert all(name.startswith("copy") or name == reference for pair in shown for name in pair)
