@@ -122,9 +122,9 @@ def flag_note(likeness, rule, lang="en"):
 
 def prediction_cell(submission, lang="en"):
     """What the learner's predictions catch, scored against the mutants of the steps they
-    predicted (a prediction that rejects correct code, or could not run, catches none; one not judged counts in
-    neither number): no prediction, never started, or per step k of its n mutants, with the
-    broken change to review marked."""
+    predicted (a prediction that rejects correct code, or could not run, catches none; one not
+    judged counts in neither number): no prediction, never started, or per step k of its n
+    mutants, with the broken change to review marked."""
     words = words_of("class", lang)
     if submission.predictions is None:
         return words("not_run")

@@ -7,8 +7,8 @@ do, with its own pytest plugin (lab/running/prediction_plugin.py) that gives it 
 catches a mutant when it passes on the reference and fails on the mutant; failing on the
 reference is "rejects correct code"; one that never got to run a line of its test against it
 (its file does not compile or import, takes no `lease`, asks for a fixture there is not, or is
-refused as a step file would be) "could not run". A run that ended without the prediction's results (lost
-twice, or cut short by the budget: lab/running/runner.py) is no verdict: the prediction is "not
+refused as a step file would be) "could not run". A run that ended without the prediction's
+results (lost twice, or cut short by the budget: lab/running/runner.py) is no verdict: the prediction is "not
 judged", counted neither as right nor as wrong, and runs again next time. Its verdicts depend
 only on its text and the lab's files, so they are kept in the lab's cache store (lab.cache),
 keyed on both; the store never keeps a prediction not judged.
