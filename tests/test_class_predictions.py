@@ -145,3 +145,38 @@ def test_regrade_all_runs_every_learners_predictions_again(graded):
     assert not any(s.cached for s in third.submissions)
     assert sorted(ran) == [[4], [4], [4, 5]]  # ben's, cho's, ada's two: none served from the cache
     assert third.changes == []
+
+
+SYNTAX_ERROR = "def test_my_prediction(lease, db:\n    assert db\n"
+NO_SUCH_FIXTURE = "def test_my_prediction(lease, db, tmp_file):\n    assert db\n"
+
+
+def test_feedback_says_a_prediction_that_could_not_run_and_why_apart_from_one_that_rejects_correct_code(
+    tmp_path, monkeypatch
+):
+    root = tmp_path / "class"
+    shutil.copytree(LAB_ROOT / "solutions", root / "dan")
+    for number, text in {4: SYNTAX_ERROR, 5: NO_SUCH_FIXTURE, 6: REJECTS}.items():
+        (root / "dan" / load_course()[number - 1].dir / PREDICTION_FILE).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(cache, "ROOT", tmp_path / "cache")
+    monkeypatch.setattr(kill_matrix, "results", lambda *a, **k: ([], True))  # the matrix is not the point here
+    outcome = classroom.check_class(root, time_limit=10)
+    class_outputs.write(outcome, tmp_path / "out")
+    steps = (
+        "step 4: could not run (SyntaxError: '(' was never closed); "
+        "step 5: could not run (your prediction asks for the fixture `tmp_file`, which there is not: "
+        "a prediction may take lease, d…); "
+        "step 6: rejects correct code"
+    )
+    assert class_table.table(outcome)[1][-2] == f"0/{OWN[4] + OWN[5] + OWN[6]} of its steps' mutants caught; {steps}"
+    feedback = (tmp_path / "out" / "feedback" / "dan.md").read_text(encoding="utf-8")
+    assert "step 4: could not run (SyntaxError: '(' was never closed)" in feedback
+    assert "step 4: rejects correct code" not in feedback and "step 6: rejects correct code" in feedback
+    japanese = class_table.table(outcome, "ja")[1][-2]
+    assert "ステップ 5: 実行できませんでした (予想が、存在しないフィクスチャ `tmp_file` を求めています。" in japanese
+    _, rows = grades(tmp_path / "out")
+    assert [rows["dan"][f"step{n}_prediction"] for n in (4, 5, 6)] == [
+        "cannot_run",
+        "cannot_run",
+        "rejects_correct_code",
+    ]

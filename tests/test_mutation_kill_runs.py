@@ -11,6 +11,7 @@ from lab.model.results import Result
 from lab.mutation import equivalents, kill_runs, listing, matrix
 from lab.mutation.places import Places
 from lab.mutation.variants import Variant
+from lab.text.messages import say
 
 SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
 EVERY_STEP = tuple(step.number for step in load_course())
@@ -29,6 +30,7 @@ def variant(function, number, source=SOURCE):
 
 class Calls(list):
     failing = frozenset()  # (mutant id, step) whose check fails
+    cached = frozenset()  # target ids whose results come from the cache
 
 
 @pytest.fixture
@@ -53,10 +55,11 @@ def matrix_run(monkeypatch):
                     "failed" if (mutant, s) in calls.failing else "passed",
                     "",
                     0.0,
+                    reused=target_id in calls.cached,
                 )
                 for s in steps
             ]
-        return found, len(jobs)
+        return found
 
     monkeypatch.setattr(matrix, "kill_matrix", kill_matrix)
     return calls
@@ -103,6 +106,29 @@ def test_a_mutant_no_check_kills_survives_after_the_later_steps_ran_too(matrix_r
     assert ("lease.x_release__mutmut_3 with later steps", (7, 8)) in [
         (job.target.id, job.target.steps) for job in matrix_run[-1]
     ]
+
+
+def test_the_mutants_that_ran_are_counted_once_each_when_some_run_again_with_the_later_steps(
+    matrix_run, mutants, tmp_path
+):
+    """Announced: 3 mutants; claim_2 and release_3 run again with the later steps. All three ran
+    (counting each run: 5 of 3); then, with both runs of release_3 in the cache, 2 ran and 1 came
+    from the cache."""
+    found, listed = mutants
+    matrix_run.failing = {("lease.x_claim__mutmut_1", 4), ("lease.x_claim__mutmut_2", 8)}
+    matrix_run.cached = {"lease.x_release__mutmut_3"}
+    said = []
+    kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, said.append)
+    assert [len(call) for call in matrix_run] == [3, 2]
+    assert said == [
+        say("mutation.matrix_start", "en", count=3),
+        say("mutation.matrix_done", "en", ran=3, cached=0),
+    ]
+    matrix_run.cached = {"lease.x_release__mutmut_3", "lease.x_release__mutmut_3 with later steps"}
+    said.clear()
+    listed = listing.mutmut_mutants(found, SOURCE, ONE_FILE, EVERY_STEP, equivalents.Ledger())  # a new report
+    kill_runs.run(listed, found, SOURCE, EVERY_STEP, tmp_path, said.append)
+    assert said[-1] == say("mutation.matrix_done", "en", ran=2, cached=1)
 
 
 def test_a_mutant_of_a_step_that_does_not_pass_yet_has_no_tests_and_does_not_run(matrix_run, tmp_path):

@@ -148,6 +148,30 @@ def test_make_equivalent_refuses_an_unknown_id_and_a_report_that_is_out_of_date(
     assert done.returncode == 2 and "make mutation-report" in done.stderr
 
 
+def test_make_equivalent_refuses_a_mutant_that_a_check_catches_naming_the_check(restyled):
+    folder, steps, _, report = restyled
+    killed = next(m for m in mutants_of(report) if m["status"] == "Killed" and "x_claim__" in m["id"])
+    ledger_before = learner_ledger(steps).read_bytes() if learner_ledger(steps).exists() else None
+    for lang in ("en", "ja"):
+        done = lab(
+            "equivalent",
+            killed["id"],
+            "--why",
+            "w",
+            "--impl",
+            str(steps),
+            "--stage",
+            str(folder / "stage"),
+            "--lang",
+            lang,
+        )
+        expected = say(
+            "mutation.caught_not_equivalent", lang, id=killed["id"], check=killed["killedBy"][0], impl=str(steps)
+        )
+        assert done.returncode == 2 and done.stderr.strip().splitlines() == [expected], done.stderr
+    assert (learner_ledger(steps).read_bytes() if learner_ledger(steps).exists() else None) == ledger_before
+
+
 def test_a_restyled_correct_implementation_with_helpers_exits_0_on_the_labs_ledger_alone(tmp_path):
     """shared_helpers.py's pool (max_workers=_MAX_WORKERS) to None is the lab's reviewed claim_many
     entry by kind: the old report, matching by text only, called it a survivor and exited 1."""

@@ -2,12 +2,14 @@
 only when its text changes; the implementation is checked from a snapshot of its files."""
 
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
 from lab.model.implementation import assemble, read
 from lab.model.mutants import SOLUTIONS_DIR
-from lab.mutation import stage, variants
+from lab.model.results import MutantStatus
+from lab.mutation import last_run, stage, variants
 
 SOURCE = assemble(read(SOLUTIONS_DIR, label="solutions"))
 
@@ -57,3 +59,23 @@ def test_the_snapshot_of_one_file_is_one_file(tmp_path):
     single.write_text(SOURCE, encoding="utf-8")
     copy = stage.snapshot(read(single, label="lease.py"), tmp_path / "stage")
     assert copy.is_file() and assemble(read(copy, label="lease.py")) == SOURCE
+
+
+def test_the_last_reports_findings_are_read_for_the_source_they_were_found_on_only(tmp_path):
+    """What `make equivalent` reads (lab.mutation.last_run): each of mutmut's mutants' status and
+    killers; nothing of a source other than the one the report ran on, or of a report never finished."""
+    assert last_run.finding(tmp_path, SOURCE, "lease.x_claim__mutmut_1") is None  # no report yet
+    found = [
+        SimpleNamespace(
+            id="lease.x_claim__mutmut_1", origin="mutmut", status=MutantStatus.KILLED, killed_by=["test_a"]
+        ),
+        SimpleNamespace(id="lease.x_claim__mutmut_2", origin="mutmut", status=MutantStatus.SURVIVED, killed_by=[]),
+        SimpleNamespace(
+            id="m4-expired-counts-as-live", origin="pre-built", status=MutantStatus.KILLED, killed_by=["t"]
+        ),
+    ]
+    last_run.write(tmp_path, SOURCE, found)
+    assert last_run.finding(tmp_path, SOURCE, "lease.x_claim__mutmut_1") == (MutantStatus.KILLED, ["test_a"])
+    assert last_run.finding(tmp_path, SOURCE, "lease.x_claim__mutmut_2") == (MutantStatus.SURVIVED, [])
+    assert last_run.finding(tmp_path, SOURCE, "m4-expired-counts-as-live") is None  # mutmut's only
+    assert last_run.finding(tmp_path, SOURCE + "\n# edited\n", "lease.x_claim__mutmut_1") is None

@@ -276,12 +276,13 @@ def test_the_class_table_counts_the_mutants_each_learners_predictions_catch(tmp_
             "NameError: name 'undefined_name' is not defined",
         ),
         ("def test_my_prediction(db):\n    assert db\n", "takes no `lease`"),
+        ("def test_my_prediction(lease, db, tmp_file):\n    assert db\n", "the fixture `tmp_file`, which there is not"),
     ],
-    ids=["syntax-error", "error-at-import", "no-lease"],
+    ids=["syntax-error", "error-at-import", "no-lease", "unknown-fixture"],
 )
 @pytest.mark.usefixtures("cache_entries_added_only")
 def test_a_prediction_that_cannot_run_is_the_learners_problem_never_the_labs(tmp_path, text, shown):
     folder = steps_with(tmp_path / "s", text, solutions=False)
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == PredictionStatus.REJECTS and shown in found.said("en") and found.caught_count == 0
+    assert found.status == PredictionStatus.CANNOT_RUN and shown in found.said("en") and found.caught_count == 0
     assert "lease-lab-predictions" not in found.said("en")  # the learner's file is named, not its copy

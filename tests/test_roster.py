@@ -14,11 +14,13 @@ from learner_folders import make_learner
 from test_classroom import read_csv, run_class
 from test_git_checkout import committed, needs_git
 
-from lab.grading import adjustments, roster
+from lab.grading import adjustments, class_table, class_view, lms_exports, roster
+from lab.grading.classroom import ClassRun
 from lab.grading.instructor_csv import FileProblem
 from lab.grading.submission import find_submissions
 from lab.model.course import load_course
 from lab.model.status import ExitStatus
+from lab.text.messages import say
 
 DUE = "2026-12-06 18:00 UTC"
 DUE_AT = datetime(2026, 12, 6, 18, tzinfo=UTC).timestamp()
@@ -69,6 +71,18 @@ WRONG_FILES = {
     ),
     "an id that is a path": ("roster.csv", "id,name,due\nada,Ada,\n../ben,Ben,\n", 3, "the id ../ben cannot be"),
     "an empty id": ("roster.csv", "id,name,due\n,Ada,2026-12-06\n", 2, "the id is empty"),
+    "a folder twice": (
+        "roster.csv",
+        "id,folder,name,due\ns1,lab3-ada,Ada,\ns2,lab3-ada,Ben,\n",
+        3,
+        "the folder lab3-ada is on line 2 already",
+    ),
+    "a folder that is a path": (
+        "roster.csv",
+        "id,folder,name,due\nada@uni.example,../lab3-ada,Ada,\n",
+        2,
+        "the folder ../lab3-ada cannot be",
+    ),
     "a zone nobody knows": (
         "roster.csv",
         "id,name,due\nada,Ada,2026-12-06 18:00 Mars/Olympus\n",
@@ -201,6 +215,59 @@ def test_the_roster_marks_missing_not_on_the_roster_and_late_by_commit_or_by_fil
     assert roster.is_missing(joined["cho"]) and not roster.is_missing(joined["dan"])
 
 
+def test_a_folder_column_maps_each_entry_to_its_lms_id_and_the_ones_left_out_are_named(tmp_path):
+    """GitHub Classroom names each clone after the assignment and the learner's GitHub username:
+    the roster's folder column maps it to the LMS id the exports give; an entry the roster does
+    not name is graded, but has no id to give, and class.md names it, in the class's language."""
+    root = tmp_path / "class"
+    for name in ("lab3-octocat", "lab3-hubber", "lab3-stranger"):
+        make_learner(root / name, "stubs", checkout=False)
+    learners = roster.load(
+        written(
+            tmp_path / "roster.csv",
+            "id,name,due,folder\ns1024@uni.example,Ada Lovelace,,lab3-octocat\n"
+            "s2048@uni.example,Ben Ito,,lab3-hubber\ncho,Cho Sato,,\n",  # no folder: named by its id
+        )
+    )
+    assert [(learner.id, learner.folder) for learner in learners.values()] == [
+        ("s1024@uni.example", "lab3-octocat"),
+        ("s2048@uni.example", "lab3-hubber"),
+        ("cho", "cho"),
+    ]
+    outcome = ClassRun(root, roster.join(find_submissions(root), learners), [], 0.0, roster=learners)
+    assert {s.name: s.standing.status for s in outcome.submissions} == {
+        "lab3-octocat": "on_roster",
+        "lab3-hubber": "on_roster",
+        "lab3-stranger": "not_on_roster",
+        "cho": "missing",
+    }
+    assert lms_exports.moodle_rows(outcome, TITLE)[1:] == [
+        ["s1024@uni.example", "Ada Lovelace", 0],
+        ["s2048@uni.example", "Ben Ito", 0],
+        ["cho", "Cho Sato", 0],
+    ]
+    assert [row[2] for row in lms_exports.canvas_rows(outcome, TITLE)[2:]] == [
+        "s1024@uni.example",
+        "s2048@uni.example",
+        "cho",
+    ]
+    assert lms_exports.left_out(outcome) == ["lab3-stranger"]
+    for lang in ("en", "ja"):
+        view = class_view.markdown(outcome, class_table.table(outcome, lang), lang)
+        assert f"**{say('class.lms_left_out', lang, learners='lab3-stranger')}**" in view.splitlines()
+
+
+def test_a_class_whose_entries_are_all_on_the_roster_says_nobody_is_left_out(tmp_path):
+    make_learner(tmp_path / "class" / "ada", "stubs", checkout=False)
+    learners = roster.load(written(tmp_path / "roster.csv", "id,name,due\nada,Ada,\n"))  # no folder column
+    joined = roster.join(find_submissions(tmp_path / "class"), learners)
+    outcome = ClassRun(tmp_path / "class", joined, [], 0.0, roster=learners)
+    assert lms_exports.left_out(outcome) == [] and lms_exports.moodle_rows(outcome, TITLE)[1:] == [["ada", "Ada", 0]]
+    assert say("class.lms_left_out", "en", learners="")[:20] not in class_view.markdown(
+        outcome, class_table.table(outcome)
+    )
+
+
 # A small class, graded for real: two learners on the roster (one late by its commit, one by its
 # files), one who handed in nothing and one not on the roster; the adjustments written between runs.
 
@@ -307,6 +374,10 @@ def test_canvas_csv_is_the_shape_canvas_imports(term):
         ["Ito, Ben", "", "ben", "ben", "", str(LAST - 0.5)],
         ["'+Cho Sato", "", "cho", "cho", "", "2"],
     ]  # the roster's learners in its order: dan, whom Canvas does not know, is left out
+    first, again, japanese, _, _ = term
+    for done, lang in ((first, "en"), (again, "en"), (japanese, "ja")):  # and the run says so
+        assert say("class.lms_left_out", lang, learners="dan") in done.stdout.splitlines(), done.stdout
+    assert f"**{say('class.lms_left_out', 'ja', learners='dan')}**" in (out / "class.md").read_text(encoding="utf-8")
 
 
 def test_moodle_csv_is_the_shape_moodle_imports(term):

@@ -6,6 +6,7 @@ side by side in class.md."""
 import base64
 import lzma
 import re
+import shutil
 import subprocess
 import sys
 import zlib
@@ -14,11 +15,12 @@ import pytest
 from learner_folders import make_learner
 from markdown_it import MarkdownIt
 
-from lab.grading import class_table, class_view, classroom, gradebook, similarity
+from lab.grading import class_outputs, class_table, class_view, classroom, gradebook, regrade, similarity
 from lab.grading.submission import Submission, find_submissions
 from lab.grading.unwrapping import unwrap
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.pristine import stub_text
+from lab.text.messages import say
 
 CLAIM = (LAB_ROOT / "solutions" / "04-claim" / "step.py").read_text(encoding="utf-8")
 # claim written from the contract by someone who never saw the reference
@@ -321,3 +323,80 @@ def test_a_small_class_flags_by_the_fixed_share_only_and_says_so(tmp_path):
     (sentence, _) = class_view.similarity_rule(rule, "en")
     assert "3 learner(s) with enough code, fewer than 5" in sentence and "only the fixed share of 90% flags" in sentence
     assert "5 人に足りません" in class_view.similarity_rule(rule, "ja")[0]
+
+
+def test_a_likeness_moved_by_a_classmate_added_reads_so_in_the_regrades_moved_list(tmp_path):
+    """ann's files do not change; a copy of them handed in by a newcomer becomes ann's closest
+    classmate, at 100%: the moved list says ann's similarity moved by classmates, not by ann."""
+    for name in ("ann", "bob"):
+        make_learner(tmp_path / "class" / name, "stubs", checkout=False)
+    (tmp_path / "class" / "ann" / "04-claim" / "step.py").write_text(HONEST_CLAIM, encoding="utf-8")
+    (tmp_path / "class" / "bob" / "04-claim" / "step.py").write_text(
+        (HONEST / f"{sorted(_honest())[0]}.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+
+    def summary():
+        submissions = find_submissions(tmp_path / "class")
+        similarity.of_class(submissions)
+        for submission in submissions:
+            submission.digest = regrade.submission_digest(submission.impl)
+        return {s.name: class_outputs.summary_of(s, [], tmp_path / "class") for s in submissions}
+
+    before = summary()
+    shutil.copytree(tmp_path / "class" / "ann", tmp_path / "class" / "cal")
+    after = summary()
+    assert before["ann"]["digest"] == after["ann"]["digest"] and before["ann"]["similarity"][1] == "bob"
+    moved = [line for line in class_outputs.changes(before, after) if line.startswith("ann:")]
+    then = say(
+        "class.sim_cell",
+        "en",
+        reference=before["ann"]["similarity"][0],
+        closest="bob",
+        share=before["ann"]["similarity"][2],
+    )
+    assert moved == [
+        f"ann: similarity moved ({then} -> {after['ann']['similarity'][0]:.0%} in the reference; 100% in cal, flagged)"
+        " by classmates added or changed: ann's own files did not change"
+    ]
+    assert any(line.startswith("ann: 類似度が変わりました") for line in class_outputs.changes(before, after, "ja"))
+    bobs = (tmp_path / "class" / "bob" / "04-claim" / "step.py").read_text(encoding="utf-8")
+    (tmp_path / "class" / "ann" / "04-claim" / "step.py").write_text(bobs, encoding="utf-8")  # ann's own change
+    again = summary()
+    (moved,) = [line for line in class_outputs.changes(after, again) if line.startswith("ann:")]
+    assert again["ann"]["similarity"][1:] == ["bob", 1.0, True]
+    assert moved.endswith("in bob, flagged) with ann's own files changed"), moved
+
+
+def test_a_class_of_copies_shows_one_block_of_evidence_and_still_names_every_flagged_pair(tmp_path):
+    """Six copies of the reference (every other one renamed) are one group of near-identical code:
+    one pair's spans side by side, the other pairs named under them; an honest learner is in none."""
+    entries = _honest()
+    for n in range(6):
+        copy = tmp_path / f"copy{n}"
+        shutil.copytree(LAB_ROOT / "solutions", copy, ignore=shutil.ignore_patterns("__pycache__"))
+        for file in copy.rglob("step.py") if n % 2 else ():
+            file.write_text(re.sub(r"\bconn\b", "db", file.read_text(encoding="utf-8")), encoding="utf-8")
+        entries[copy.name] = copy
+    submissions = [Submission(name, path) for name, path in entries.items()]
+    rule = similarity.of_class(submissions)
+    outcome = classroom.ClassRun(tmp_path, submissions, [], 1.0, rule=rule)
+    for lang in ("en", "ja"):
+        section = class_view.side_by_side(outcome, lang)
+        reference = say("class.sim_the_reference", lang)
+        flagged = {
+            frozenset((s.name, pair.other or reference))
+            for s in submissions
+            for pair in (s.likeness.evidence if s.likeness else ())
+        }
+        assert len(flagged) == 6 + 5  # each copy and the reference, and each copy and its closest classmate
+        headings = [line.removeprefix("### ") for line in section if line.startswith("### ")]
+        named = [line.removeprefix("- ") for line in section if line.startswith("- ")]
+        shown = [frozenset(line.split(":")[0].split(" and " if lang == "en" else " と ")) for line in headings + named]
+        assert (
+            len(headings) == 1
+            and headings[0].startswith("copy0 ")
+            and sorted(shown, key=sorted) == sorted(flagged, key=sorted)
+        )
+        assert say("class.sim_same_group", lang, count=len(named)) in section
+        assert sum(line == "|---|---|" for line in section) <= similarity.MAX_SPANS
+        assert all(name.startswith("copy") or name == reference for pair in shown for name in pair)

@@ -245,7 +245,7 @@ def test_a_prediction_file_gets_every_protection_a_step_file_has(tmp_path, kind)
     else:
         target.write_text("def test_my_prediction(lease, db):\n    pass\n" + "#" * MAX_FILE, encoding="utf-8")
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == PredictionStatus.REJECTS and found.caught_count == 0
+    assert found.status == PredictionStatus.CANNOT_RUN and found.caught_count == 0
     assert "host file" not in found.said("en") and found.message
 
 
@@ -257,7 +257,7 @@ def test_a_prediction_with_more_tests_than_the_cap_is_refused_whole(tmp_path):
     )
     folder = steps_with_prediction(tmp_path / "steps", lambda path: path.write_text(tests, encoding="utf-8"))
     (found,) = predictions.run_predictions(folder, (4,), time_limit=10, use_cache=False)
-    assert found.status == PredictionStatus.REJECTS and str(prediction_plugin.MAX_TESTS) in found.said("en")
+    assert found.status == PredictionStatus.CANNOT_RUN and str(prediction_plugin.MAX_TESTS) in found.said("en")
 
 
 # A prediction that sleeps far past the budget (but within its time limit), so that only the budget

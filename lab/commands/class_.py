@@ -27,7 +27,7 @@ def add_arguments(parser):
 def run(arguments, settings):
     from pathlib import Path
 
-    from lab.grading import adjustments, class_outputs, class_table, classroom, roster
+    from lab.grading import adjustments, class_outputs, class_table, classroom, lms_exports, roster
     from lab.grading.instructor_csv import FileProblem
     from lab.model.implementation import UsageError
     from lab.process import CHECKS, tree_memory_bounded
@@ -82,6 +82,9 @@ def run(arguments, settings):
         print("\n".join([say("class.changes_heading", lang), *map(inert.terminal, outcome.changes)]))
     elif outcome.changes is not None:
         print(say("class.no_changes", lang))
+    left_out = lms_exports.left_out(outcome)
+    if left_out:
+        print(inert.terminal(say("class.lms_left_out", lang, learners=", ".join(left_out))))
     written = ("grades.csv", "canvas.csv", "moodle.csv", adjustments.FILE)
     print("\n".join(map(str, [markdown, table, *(settings.out / name for name in written)])))
     return outcome.exit_status

@@ -2,8 +2,8 @@
 as equivalent in the learner's own ledger (lab/mutation/own_ledger.py), never in mutation/.
 
 Exit status: ALL_PASS when the entry is in the ledger (recorded now or before), USAGE otherwise
-(no WHY, no report of IMPL yet or one older than the code, no such mutant, IMPL the reference, a
-ledger that is not valid TOML).
+(no WHY, no finished report of IMPL yet or one older than the code, no such mutant, a mutant that
+some check catches or that did not run, IMPL the reference, a ledger that is not valid TOML).
 """
 
 import argparse

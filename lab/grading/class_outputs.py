@@ -124,8 +124,10 @@ def _write_learner(outcome, submission, row, out, lang, graded_at, steps):
 def summary_of(submission, steps, root=None):
     """A learner's verdicts as the next run compares them (changes), in no language: the steps
     credited, each step's course cell in English, each written prediction's step, state and
-    mutants caught (None: predictions not run)."""
+    mutants caught (None: predictions not run), and the likeness as the table shows it (None:
+    none measured)."""
     graded = not submission.problem
+    likeness = submission.likeness
     return {
         "digest": submission.digest,
         "credit": [n for n in steps if credit.earned(submission.credit.get(n, []))],
@@ -135,6 +137,9 @@ def summary_of(submission, steps, root=None):
         "predictions": None
         if submission.predictions is None
         else [[p.step, p.status, p.caught_count] for p in submission.predictions if p.written],
+        "similarity": None
+        if likeness is None
+        else [round(likeness.reference, 2), likeness.closest, round(likeness.closest_share, 2), likeness.flagged()],
     }
 
 
@@ -185,5 +190,26 @@ def changes(before, after, lang="en"):
         if predicted != now.get("predictions"):
             caught = [sum(p[2] for p in found or []) for found in (predicted, now.get("predictions"))]
             lines.append(words("change_predictions", name=name, before=caught[0], after=caught[1]))
+        alike = then.get("similarity", now.get("similarity"))
+        if alike != now.get("similarity"):
+            lines.append(
+                _similarity_moved(name, alike, now.get("similarity"), then.get("digest") == now["digest"], words)
+            )
     lines += [words("change_gone", name=name) for name in before if name not in after]
     return lines
+
+
+def _similarity_moved(name, before, after, own_unchanged, words):
+    """A likeness is weighed against the class (its closest classmate, its idioms), so it moves
+    when classmates are added or change, with the learner's own files the same: say which."""
+
+    def shown(alike):
+        if alike is None:
+            return words("change_similarity_none")
+        reference, closest, share, flagged = alike
+        return words("sim_cell", reference=reference, closest=closest, share=share) + (
+            words("change_similarity_flagged") if flagged else ""
+        )
+
+    key = "change_similarity_classmates" if own_unchanged else "change_similarity_own"
+    return words(key, name=name, before=shown(before), after=shown(after))

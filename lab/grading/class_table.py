@@ -122,9 +122,9 @@ def flag_note(likeness, rule, lang="en"):
 
 def prediction_cell(submission, lang="en"):
     """What the learner's predictions catch, scored against the mutants of the steps they
-    predicted (a prediction that rejects correct code catches none; one not judged counts in
-    neither number): no prediction, never started, or per step k of its n mutants, with the
-    broken change to review marked."""
+    predicted (a prediction that rejects correct code, or could not run, catches none; one not
+    judged counts in neither number): no prediction, never started, or per step k of its n
+    mutants, with the broken change to review marked."""
     words = words_of("class", lang)
     if submission.predictions is None:
         return words("not_run")
@@ -139,8 +139,12 @@ def prediction_cell(submission, lang="en"):
         if not prediction.complete:
             parts.append(words("pred_not_judged", step=prediction.step))
             continue
-        if prediction.status == PredictionStatus.REJECTS:
-            parts.append(words("pred_rejects", step=prediction.step))
+        if prediction.status in (PredictionStatus.REJECTS, PredictionStatus.CANNOT_RUN):
+            parts.append(
+                words("pred_rejects", step=prediction.step)
+                if prediction.status == PredictionStatus.REJECTS
+                else words("pred_cannot_run", step=prediction.step, reason=why_not_run(prediction, lang))
+            )
             count += len(own)
             continue
         hits = sum(prediction.caught(m.id) for m in own)
@@ -152,6 +156,17 @@ def prediction_cell(submission, lang="en"):
             part += words("pred_review")
         parts.append(part)
     return words("pred_total", caught=caught, count=count, steps="; ".join(parts))
+
+
+REASON_LENGTH = 100  # characters of why a prediction could not run, in a cell of the table
+
+
+def why_not_run(prediction, lang="en"):
+    """Why a prediction could not run, briefly: the last line of what its run said (pytest's last
+    line of a SyntaxError or of an exception at import: "NameError: name 'x' is not defined")."""
+    lines = [line.strip() for line in prediction.said(lang).splitlines() if line.strip()]
+    last = lines[-1].removeprefix("E ").strip() if lines else ""
+    return last if len(last) <= REASON_LENGTH else last[: REASON_LENGTH - 1] + "…"
 
 
 def summary_line(submission, steps, lang="en", root=None):

@@ -3,7 +3,7 @@ which clauses failed most and which mutants the predictions caught."""
 
 import time
 
-from lab.grading import credit, similarity
+from lab.grading import credit, lms_exports, similarity
 from lab.grading.class_table import credit_cell, credit_count
 from lab.model.course import load_course
 from lab.model.mutants import load_mutants
@@ -22,6 +22,9 @@ def markdown(outcome, rows, lang="en"):
     ]
     if problems:
         lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
+    left_out = lms_exports.left_out(outcome)
+    if left_out:
+        lines += [f"**{_md(words('lms_left_out', learners=', '.join(left_out)))}**", ""]
     lines += [words("legend"), "", words("sim_legend", threshold=outcome.similar), ""]
     lines += [*similarity_rule(outcome.rule, lang)]
     header = [
@@ -75,29 +78,74 @@ def similarity_rule(rule, lang="en"):
 def side_by_side(outcome, lang="en"):
     """For each flagged likeness (a pair once, however many of its two are flagged), the matched spans
     of the two files next to each other: a table whose left column is the learner's lines, the right
-    the other's. Every line is the learner's own text, made inert."""
+    the other's. Every line is the learner's own text, made inert.
+
+    Pairs flagged at the fixed share are near-identical code, and join into groups (copies of one
+    another, or of the reference): a group shows the spans of its first pair only, and names each of
+    its other pairs in a list under them. A class of 24 copies of the reference is one table of
+    evidence and 46 lines naming the other pairs, not 47 tables of the same lines (132 KB); a pair
+    flagged as an outlier, much less alike, keeps its own."""
     words = words_of("class", lang)
     rule = outcome.rule or similarity.Rule(outcome.similar)
-    shown, lines = set(), []
-    for submission in outcome.submissions:
-        for pair in submission.likeness.evidence if submission.likeness else ():
-            key = frozenset((submission.name, pair.other or None))
-            if key in shown:
-                continue
-            shown.add(key)
-            other = pair.other or words("sim_the_reference")
-            heading = words("sim_pair", name=submission.name, other=other, share=pair.share)
-            kind = rule.reference if not pair.other else rule.closest
-            if pair.flag == "share":
-                heading += words("sim_pair_share", threshold=rule.threshold)
-            elif kind is not None:
-                heading += words("sim_pair_outlier", typical=kind.typical)
-            lines += [f"### {_md(heading)}", ""]
-            lines += _spans(pair, submission.name, other, words) or [words("sim_no_span"), ""]
-    if not lines:
+    pairs = _flagged_pairs(outcome)
+    group_of = _groups([(name, pair.other) for name, pair in pairs if pair.flag == "share"])
+    blocks, first_of_group = [], {}
+    for name, pair in pairs:
+        heading = _md(_pair_heading(name, pair, rule, words))
+        group = group_of.get(name) if pair.flag == "share" else None
+        if group in first_of_group:
+            first_of_group[group][2].append(heading)
+            continue
+        block = (heading, _spans(pair, name, pair.other or words("sim_the_reference"), words), [])
+        if group is not None:
+            first_of_group[group] = block
+        blocks.append(block)
+    if not blocks:
         return []
     intro = words("sim_evidence_intro", spans=similarity.MAX_SPANS, lines=similarity.MAX_LINES)
-    return [f"## {words('sim_evidence')}", "", intro, "", *lines]
+    lines = [f"## {words('sim_evidence')}", "", intro, ""]
+    for heading, spans, others in blocks:
+        lines += [f"### {heading}", "", *(spans or [words("sim_no_span"), ""])]
+        if others:
+            lines += [words("sim_same_group", count=len(others)), "", *(f"- {other}" for other in others), ""]
+    return lines
+
+
+def _flagged_pairs(outcome):
+    """(learner, Pair) of every flagged likeness, each two once, in the class's order."""
+    shown, pairs = set(), []
+    for submission in outcome.submissions:
+        for pair in submission.likeness.evidence if submission.likeness else ():
+            key = frozenset((submission.name, pair.other))
+            if key not in shown:
+                shown.add(key)
+                pairs.append((submission.name, pair))
+    return pairs
+
+
+def _groups(edges):
+    """Each name's group (the name of its first member) where edges (two names; "" the reference)
+    join names into groups."""
+    parent = {}
+
+    def root(name):
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    for one, other in edges:
+        first, second = root(one), root(other)
+        if first != second:
+            parent[second] = first
+    return {name: root(name) for name in parent}
+
+
+def _pair_heading(name, pair, rule, words):
+    heading = words("sim_pair", name=name, other=pair.other or words("sim_the_reference"), share=pair.share)
+    kind = rule.reference if not pair.other else rule.closest
+    if pair.flag == "share":
+        return heading + words("sim_pair_share", threshold=rule.threshold)
+    return heading + (words("sim_pair_outlier", typical=kind.typical) if kind is not None else "")
 
 
 def _spans(pair, name, other, words):

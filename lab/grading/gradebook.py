@@ -16,10 +16,10 @@ hold).
 cpu_waits_left_out: the seconds the learner's budgets were moved later because the machine kept
 its checks waiting for a CPU (lab/clock.py); a busy machine, not the learner's code.
 
-Predictions, per step: its state (none, written, rejects_correct_code, not_judged, or not_run
-with MUTANTS=0), the step's mutants it caught of how many, whether it caught the change to
-review; then their totals. A prediction that rejects correct code catches none of its step's
-mutants; one not judged (its run ended without its results) counts in no total but its own.
+Predictions, per step: its state (none, written, rejects_correct_code, cannot_run, not_judged, or
+not_run with MUTANTS=0), the step's mutants it caught of how many, whether it caught the change to
+review; then their totals. A prediction that rejects correct code, or could not run (it does not
+compile or import, asks for a fixture there is not), catches none of its step's mutants; one not judged (its run ended without its results) counts in no total but its own.
 """
 
 import csv

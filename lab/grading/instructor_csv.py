@@ -28,9 +28,9 @@ class FileProblem(Exception):
         return say("class.file_problem", lang, file=self.path, line=self.line, problem=problem)
 
 
-def rows(path, columns):
+def rows(path, columns, optional=()):
     """(line, {column: its text, stripped and composed (NFC)}) for each row of the file under its
-    header, which must name every one of columns."""
+    header, which must name every one of columns; an optional column it does not name is ""."""
     text = _text(Path(path))
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header, line = None, 1
@@ -38,7 +38,7 @@ def rows(path, columns):
         for row in reader:
             if any(cell.strip() for cell in row):
                 if header is None:
-                    header = _header(path, line, row, columns)
+                    header = _header(path, line, row, columns, optional)
                 else:
                     yield line, _cells(path, line, row, header)
             line = reader.line_num + 1  # where the next row starts (a quoted cell may span lines)
@@ -64,16 +64,19 @@ def _text(path):
         raise FileProblem(path, data[: error.start].count(b"\n") + 1, "class.csv_not_utf8") from None
 
 
-def _header(path, line, row, columns):
+def _header(path, line, row, columns, optional):
     names = [unicodedata.normalize("NFC", cell).strip().lower() for cell in row]
     for column in columns:
         if column not in names:
             raise FileProblem(path, line, "class.csv_no_column", column=column, columns=", ".join(columns))
-    return {column: names.index(column) for column in columns}, len(row)
+    named = [*columns, *(column for column in optional if column in names)]
+    return {column: names.index(column) for column in named}, len(row), optional
 
 
 def _cells(path, line, row, header):
-    where, count = header
+    where, count, optional = header
     if len(row) != count:
         raise FileProblem(path, line, "class.csv_cells", count=len(row), expected=count)
-    return {column: unicodedata.normalize("NFC", row[at]).strip() for column, at in where.items()}
+    return {column: "" for column in optional} | {
+        column: unicodedata.normalize("NFC", row[at]).strip() for column, at in where.items()
+    }

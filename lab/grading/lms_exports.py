@@ -17,13 +17,16 @@ ids are in Moodle: ID number, username or email address) and each other column t
 or to a new one named by the column's header. A row whose user Moodle cannot find fails the
 whole import, so with a roster only its learners are written.
 
-Both files list the roster's learners in its order, those who handed in nothing with 0 plus their
+Both files list the roster's learners in its order, each by the id the roster gives (its folder
+column maps the name of the learner's entry to it), those who handed in nothing with 0 plus their
 adjustments; without a roster, every entry of the class folder, named as the class table names
-it. Plain UTF-8 without a byte-order mark (what both read), every cell made inert for a
+it. An entry the roster does not name has no id to give: it is left out, and the run says so
+(left_out). Plain UTF-8 without a byte-order mark (what both read), every cell made inert for a
 spreadsheet as grades.csv's are (lab/text/inert.py).
 """
 
 import csv
+import unicodedata
 
 from lab.grading import standing
 from lab.model.course import load_course
@@ -36,8 +39,15 @@ def learners(outcome):
     """(id, name, submission) of each learner the exports hold, in order."""
     if outcome.roster is None:
         return [(s.name, s.name, s) for s in outcome.submissions]
-    by_name = {s.name: s for s in outcome.submissions}
-    return [(learner.id, learner.name or learner.id, by_name[learner.id]) for learner in outcome.roster.values()]
+    by_name = {unicodedata.normalize("NFC", s.name): s for s in outcome.submissions}  # as the roster's join
+    return [(learner.id, learner.name or learner.id, by_name[learner.folder]) for learner in outcome.roster.values()]
+
+
+def left_out(outcome):
+    """The names of the entries graded but not in the exports: those the roster does not name."""
+    if outcome.roster is None:
+        return []
+    return [s.name for s in outcome.submissions if s.standing.status == standing.NOT_ON_ROSTER]
 
 
 def canvas_rows(outcome, title):

@@ -5,8 +5,10 @@ A prediction is ``def test_my_prediction(lease, db):`` in ``NN-name/prediction.p
 learner's steps folder. It runs in child processes through lab/running/runner.py, exactly as the checks
 do, with its own pytest plugin (lab/running/prediction_plugin.py) that gives it the checks' fixtures. It
 catches a mutant when it passes on the reference and fails on the mutant; failing on the
-reference is "rejects correct code". A run that ended without the prediction's results (lost
-twice, or cut short by the budget: lab/running/runner.py) is no verdict: the prediction is "not
+reference is "rejects correct code"; one that never got to run a line of its test against it
+(its file does not compile or import, takes no `lease`, asks for a fixture there is not, or is
+refused as a step file would be) "could not run". A run that ended without the prediction's
+results (lost twice, or cut short by the budget: lab/running/runner.py) is no verdict: the prediction is "not
 judged", counted neither as right nor as wrong, and runs again next time. Its verdicts depend
 only on its text and the lab's files, so they are kept in the lab's cache store (lab.cache),
 keyed on both; the store never keeps a prediction not judged.
@@ -32,6 +34,14 @@ REFERENCE = "solutions"
 PLUGIN = "lab.running.prediction_plugin"
 HOST = "lab.running.prediction_host"  # the runner's child for predictions: it runs them with PLUGIN
 NAMESPACE = "predictions"  # in the cache store
+# What the prediction's run says when the test never ran a line against the reference
+# (lab/running/prediction_plugin.py, _broken below): it could not run, rather than rejected it.
+CANNOT_RUN_KEYS = {
+    "prediction_cannot_run",
+    "prediction_needs_lease",
+    "prediction_too_many",
+    "prediction_unknown_fixture",
+}
 
 
 def read_prediction(impl, step):
@@ -62,7 +72,7 @@ def run_predictions(impl, steps, time_limit=TIME_LIMIT, use_cache=True, budget=N
         predictions.append(prediction)
         if refused:
             prediction.status, prediction.message = (
-                PredictionStatus.REJECTS,
+                PredictionStatus.CANNOT_RUN,
                 Words(refused, file=shown, limit=MAX_FILE >> 20),
             )
             continue
@@ -158,7 +168,9 @@ def _settle(prediction, results, mutants):
         prediction.status, prediction.message = PredictionStatus.NOT_JUDGED, lost.message
         return
     if not reference.passed:
-        prediction.status, prediction.message = PredictionStatus.REJECTS, reference.message or reference.status
+        cannot_run = isinstance(reference.message, Words) and reference.message.key in CANNOT_RUN_KEYS
+        prediction.status = PredictionStatus.CANNOT_RUN if cannot_run else PredictionStatus.REJECTS
+        prediction.message = reference.message or reference.status
         return
     prediction.status = PredictionStatus.WRITTEN
     for mutant in mutants:

@@ -9,9 +9,16 @@ The file is CSV (lab/grading/instructor_csv.py reads it), with the columns id, n
     cho,Cho Sato,2026-12-08T09:00+09:00
     dan,Dan Mori,2026-12-08 09:00 Asia/Tokyo
 
-id is what the learner's entry in the class folder is named (a folder, or a zip without its
-.zip), as the class table names them (so it names no hidden folder and holds no "/"); the exports give it to Canvas and Moodle to find the
-learner (lab/grading/lms_exports.py). due is a date (due by the end of that day), a date and a
+id is the learner's id in the LMS: the exports give it to Canvas and Moodle to find the learner
+(lab/grading/lms_exports.py). An optional column, folder, is what the learner's entry in the class
+folder is named (a folder, or a zip without its .zip), as the class table names them (so it names
+no hidden folder and holds no "/"): GitHub Classroom names each clone after the assignment and the
+learner's GitHub username, which no LMS knows, so folder maps it to the id beside it:
+
+    id,folder,name,due
+    s1024,lab3-octocat,Ada Lovelace,2026-12-06
+
+Without the column (or with its cell empty), the entry is named by the id itself. due is a date (due by the end of that day), a date and a
 time, either with a UTC offset or a time zone's name; without one it is the grading machine's
 local time (TZ=); empty, the learner has no due date.
 
@@ -33,6 +40,7 @@ from lab.grading.submission import Submission
 from lab.text import inert
 
 COLUMNS = ("id", "name", "due")
+OPTIONAL = ("folder",)
 DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # A zone's name after the time: "Asia/Tokyo", "UTC"; an offset is ISO 8601's own (+09:00, Z).
 NAMED_ZONE = re.compile(r"(?P<moment>.+?)\s+(?P<zone>[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*)")
@@ -40,23 +48,30 @@ NAMED_ZONE = re.compile(r"(?P<moment>.+?)\s+(?P<zone>[A-Za-z][A-Za-z0-9_+-]*(?:/
 
 @dataclass(frozen=True)
 class Learner:
-    id: str
+    id: str  # in the LMS
     name: str
     due: datetime | None  # aware
     line: int  # where the roster names them
+    folder: str  # their entry in the class folder: the folder column's, else the id
 
 
 def load(path):
-    """{id: Learner} in the roster's order; FileProblem for the first thing wrong in it."""
-    found = {}
-    for line, cells in rows(path, COLUMNS):
-        if not cells["id"]:
+    """{folder: Learner} in the roster's order, by the name of each learner's entry in the class
+    folder; FileProblem for the first thing wrong in it."""
+    found, lines_of_ids = {}, {}
+    for line, cells in rows(path, COLUMNS, OPTIONAL):
+        learner_id, folder = cells["id"], cells["folder"] or cells["id"]
+        if not learner_id:
             raise FileProblem(path, line, "class.roster_no_id")
-        if inert.file_name(cells["id"]) != cells["id"] or cells["id"].startswith("."):
-            raise FileProblem(path, line, "class.roster_bad_id", id=inert.visible(cells["id"]))
-        if cells["id"] in found:
-            raise FileProblem(path, line, "class.roster_twice", id=cells["id"], first=found[cells["id"]].line)
-        found[cells["id"]] = Learner(cells["id"], cells["name"], due_date(path, line, cells["due"]), line)
+        if inert.file_name(folder) != folder or folder.startswith("."):
+            key = "class.roster_bad_folder" if cells["folder"] else "class.roster_bad_id"
+            raise FileProblem(path, line, key, id=inert.visible(folder))
+        if learner_id in lines_of_ids:
+            raise FileProblem(path, line, "class.roster_twice", id=learner_id, first=lines_of_ids[learner_id])
+        if folder in found:
+            raise FileProblem(path, line, "class.roster_folder_twice", folder=folder, first=found[folder].line)
+        lines_of_ids[learner_id] = line
+        found[folder] = Learner(learner_id, cells["name"], due_date(path, line, cells["due"]), line, folder)
     return found
 
 
@@ -104,8 +119,8 @@ def join(submissions, roster):
             submission.standing.due = learner.due
     missing = []
     for learner in roster.values():
-        if learner.id not in found:
-            row = Submission(learner.id, None, problem="class.roster_missing")
+        if learner.folder not in found:
+            row = Submission(learner.folder, None, problem="class.roster_missing")
             row.standing = standing.Standing(standing.MISSING, learner.name, learner.due)
             missing.append(row)
     return [*submissions, *missing]

@@ -41,5 +41,7 @@ def _phrase(found, lang):
     words = words_of("learner", lang)
     if prediction.status == PredictionStatus.REJECTS:
         return words("prediction_rejects")
+    if prediction.status == PredictionStatus.CANNOT_RUN:
+        return words("prediction_cannot_run")
     key = "prediction_catches" if prediction.catches_the_snippet(mutants) else "prediction_misses"
     return words(key, caught=prediction.caught_count, count=len(mutants))

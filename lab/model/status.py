@@ -62,12 +62,14 @@ class MutantStatus(StrEnum):
 
 
 class PredictionStatus(StrEnum):
-    """A step's prediction: none yet, written, refused by the correct code, or not judged (its
-    run ended without its results: lab/running/runner.py)."""
+    """A step's prediction: none yet, written, refused by the correct code, one that could not run
+    at all (its file does not compile or import, asks for a fixture there is not, is refused), or
+    not judged (its run ended without its results: lab/running/runner.py)."""
 
     NO_PREDICTION = "no_prediction"
     WRITTEN = "written"
     REJECTS = "rejects_correct_code"
+    CANNOT_RUN = "cannot_run"
     NOT_JUDGED = "not_judged"
 
 

@@ -12,7 +12,7 @@ from lab.grading.kill_matrix import killed_by
 from lab.model.course import load_course
 from lab.model.implementation import assemble, display_path, read
 from lab.model.mutants import SOLUTIONS_DIR
-from lab.mutation import clauses, equivalents, kill_runs, listing, passing, stage, variants
+from lab.mutation import clauses, equivalents, kill_runs, last_run, listing, passing, stage, variants
 from lab.mutation.model import Report
 from lab.mutation.places import Places
 from lab.text.messages import say
@@ -46,6 +46,7 @@ def build(impl, stage_dir=stage.STAGE_DIR, progress=None, learner_ledger=None, l
     if not reference:
         _excuse_by_kind(mutants, found, ledger)
     clauses.survivors_clauses(mutants, results)
+    last_run.write(stage_dir, source, mutants)  # what `make equivalent` may record
     return Report(
         impl=label,
         files=places.texts(),

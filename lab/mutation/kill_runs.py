@@ -18,17 +18,24 @@ def run(mutants, variants, source, steps, stage_dir, progress, lang="en"):
     jobs = Jobs(variants, source, steps, stage_dir)
     first = jobs.first(mutants)
     progress(words("matrix_start", count=len(first)))
-    results, ran = matrix.kill_matrix(first)
+    results = matrix.kill_matrix(first)
+    ran = _ran(results)
     again = {m.id: jobs.with_later_steps(m) for m in mutants if jobs.needs_later_steps(m, results.get(m.id))}
     if again:
-        later, ran_later = matrix.kill_matrix(list(again.values()))
+        later = matrix.kill_matrix(list(again.values()))
         results.update({m_id: later[job.target.id] for m_id, job in again.items()})
-        ran += ran_later
-    progress(words("matrix_done", ran=ran, cached=len(first) + len(again) - ran))
+        ran |= {m_id for m_id, job in again.items() if job.target.id in _ran(later)}
+    # Mutants, not runs: one that ran again with the later steps is still one of the `first`.
+    progress(words("matrix_done", ran=len(ran), cached=len(first) - len(ran)))
     for m in mutants:
         if m.id in results:
             m.status = status(results[m.id])
     return results
+
+
+def _ran(results):
+    """The ids whose checks ran, wholly or in part; every result of the others came from the cache."""
+    return {target_id for target_id, found in results.items() if any(not r.reused for r in found)}
 
 
 def status(results):

@@ -18,7 +18,7 @@ MATRIX_DIR = "matrix"
 
 
 def kill_matrix(jobs, time_limit=TIME_LIMIT):
-    """Results per target id, and how many ran (not cached). jobs: of mutant_job and
+    """Results per target id (a result kept from an earlier run says so: Result.reused). jobs: of mutant_job and
     prebuilt_job; a mutmut mutant's module file is written first, when its text changed."""
     for job in jobs:
         if job.target.module_file:
@@ -26,11 +26,11 @@ def kill_matrix(jobs, time_limit=TIME_LIMIT):
             path.parent.mkdir(exist_ok=True)
             if not path.exists() or path.read_text(encoding="utf-8") != job.text:
                 path.write_text(job.text, encoding="utf-8")
-    found, ran = results(jobs, time_limit)
+    found, _ = results(jobs, time_limit)
     by_target = {job.target.id: [] for job in jobs}
     for result in found:
         by_target[result.target].append(result)
-    return by_target, ran
+    return by_target
 
 
 def mutant_job(target_id, steps, text, stage_dir):

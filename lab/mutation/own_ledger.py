@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 from lab.model.implementation import UsageError, assemble, display_path, read
-from lab.mutation import equivalents, stage, variants
+from lab.model.results import MutantStatus
+from lab.mutation import equivalents, last_run, stage, variants
 from lab.text.messages import say
 
 
@@ -36,7 +37,7 @@ def record(impl, mutant_id, why, stage_dir, lang="en"):
 
 def _variant(impl, mutant_id, stage_dir, lang):
     """The Variant the last report of impl named mutant_id; a UsageError when there was no such
-    report, the code changed since, or the report had no such mutant."""
+    report, the code changed since, the report had no such mutant or did not find it surviving."""
     mutated = Path(stage_dir) / "mutants" / f"{stage.MODULE}.py"
     staged = Path(stage_dir) / f"{stage.MODULE}.py"
     label = display_path(impl)
@@ -48,7 +49,23 @@ def _variant(impl, mutant_id, stage_dir, lang):
     found = {v.name: v for v in variants.read_variants(mutated.read_text(encoding="utf-8"), stage.MODULE, source)}
     if mutant_id not in found:
         raise UsageError(say("mutation.no_such_mutant", lang, id=mutant_id, impl=label))
+    _refuse_unless_it_survived(stage_dir, source, mutant_id, label, lang)
     return found[mutant_id]
+
+
+def _refuse_unless_it_survived(stage_dir, source, mutant_id, label, lang):
+    """A UsageError unless the last report, finished, found mutant_id surviving (or equivalent
+    already): one that a check catches can be told apart, and one that no check ran is not known
+    to survive."""
+    finding = last_run.finding(stage_dir, source, mutant_id)
+    if finding is None:  # mutmut's mutants were written, but the report did not finish
+        raise UsageError(say("mutation.no_report_yet", lang, impl=label))
+    status, killed_by = finding
+    if status.detected:
+        raise UsageError(say("mutation.caught_not_equivalent", lang, id=mutant_id, check=killed_by[0], impl=label))
+    if status not in (MutantStatus.SURVIVED, MutantStatus.EQUIVALENT):
+        worded = say(f"mutation.status_{status.name.lower()}", lang)
+        raise UsageError(say("mutation.not_a_survivor", lang, id=mutant_id, status=worded, impl=label))
 
 
 def _toml(entry):

@@ -231,8 +231,9 @@ def _render_prediction(console, words, prediction, verdicts, strict, lang="en", 
         return
     if prediction.status == PredictionStatus.NO_PREDICTION:
         console.print(f"  [yellow]{escape(words('prediction_none', file=prediction.file))}[/]")
-    elif prediction.status == PredictionStatus.REJECTS:
-        console.print(f"  [red]{escape(words('prediction_rejects', file=prediction.file))}[/]")
+    elif prediction.status in (PredictionStatus.REJECTS, PredictionStatus.CANNOT_RUN):
+        key = "prediction_rejects" if prediction.status == PredictionStatus.REJECTS else "prediction_cannot_run"
+        console.print(f"  [red]{escape(words(key, file=prediction.file))}[/]")
         for line in prediction.said(lang).splitlines():
             console.print(f"      {escape(line)}")
     elif not prediction.complete:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from lab.model.course import LAB_ROOT, PREDICTION_TEST_NAME, load_course, step_of_check
+from lab.model.outcomes import LoadFailure
 from lab.model.prediction_file import tidy
 from lab.model.results import CheckStatus, Words, as_json
 from lab.model.targets import Plan
@@ -151,6 +152,16 @@ def pytest_runtest_call(item):
         )
         located.__notes__ = getattr(error, "__notes__", [])
         raise located from error
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    """A fixture the prediction asks for that there is not: one line naming it (pytest's own error
+    shows its request object), and the prediction could not run (lab/grading/predictions.py)."""
+    try:
+        return (yield)
+    except pytest.FixtureLookupError as error:
+        raise LoadFailure(Words("prediction_unknown_fixture", name=error.argname)) from None
 
 
 # A prediction that cannot be collected, or takes no `lease`, is the learner's problem, never the
