@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cache_store import entries_added_only
+from cpu_top import CpuTop
 
 from lab.dev import examples
 from lab.grading.check import check, every_step
@@ -111,9 +112,18 @@ def pytest_addoption(parser):
         action="store_true",
         help="tests/test_stress_verdicts.py: every broken store under each of the three seeds, not one seed each",
     )
+    parser.addoption(
+        "--cpu-top",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the run, the N tests that cost the most CPU, their children's included (tests/cpu_top.py)",
+    )
 
 
 def pytest_configure(config):
+    if config.getoption("--cpu-top"):
+        config.pluginmanager.register(CpuTop(config.getoption("--cpu-top")), "cpu-top")
     # Until a language is chosen the lab speaks the locale's, and every command says so in its first
     # line (lab/text/language.py). The suite's commands, in this process and in every child, run in
     # English and under a neutral locale whatever the machine's (CI may run under LANG=ja_JP.UTF-8):
