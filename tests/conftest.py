@@ -1,13 +1,17 @@
 """Shared, expensive runs of the checker, made once per test session."""
 
+import fcntl
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from cache_store import entries_added_only
+from cpu_top import CpuTop
 
+from lab.dev import examples
 from lab.grading.check import check, every_step
 from lab.model.course import LAB_ROOT
 from lab.model.pristine import write_stubs
@@ -64,6 +68,39 @@ def reference_mutation_report(tmp_path_factory):
     return report
 
 
+@contextmanager
+def one_worker_at_a_time(tmp_path_factory, name):
+    """Held by one pytest-xdist worker of this run at a time (a lock in the folder they share): the
+    first to hold it makes what the others then find made."""
+    folder = tmp_path_factory.getbasetemp()  # under xdist, pytest-N/popen-gwK/: its workers share pytest-N/
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        folder = folder.parent
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture(scope="session")
+def guide_examples_kept(tmp_path_factory):
+    """The runs behind the guides' examples (lab/dev/examples.py) in the lab's cache store, made by
+    the first worker that asks. They cost about 50 CPU seconds, and a copy of the lab with the same
+    files finds them there (tests/test_dev.py's _share_examples): made once, not once per module."""
+    with one_worker_at_a_time(tmp_path_factory, "guide-examples"):
+        for lang in sorted({lang for _, lang in examples.guides(LAB_ROOT)}):
+            examples.runs(lang)
+
+
+# The modules whose runs read the guides' examples from the cache store, directly or in a copy of
+# the lab: their worker has them made (or waits for the worker making them) before their first test.
+GUIDE_EXAMPLES_READERS = {"test_dev", "test_doc_examples"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def guide_examples_for_their_readers(request):
+    if request.module.__name__.rpartition(".")[2] in GUIDE_EXAMPLES_READERS:
+        request.getfixturevalue("guide_examples_kept")
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--all-attacks",
@@ -75,9 +112,18 @@ def pytest_addoption(parser):
         action="store_true",
         help="tests/test_stress_verdicts.py: every broken store under each of the three seeds, not one seed each",
     )
+    parser.addoption(
+        "--cpu-top",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the run, the N tests that cost the most CPU, their children's included (tests/cpu_top.py)",
+    )
 
 
 def pytest_configure(config):
+    if config.getoption("--cpu-top"):
+        config.pluginmanager.register(CpuTop(config.getoption("--cpu-top")), "cpu-top")
     # Until a language is chosen the lab speaks the locale's, and every command says so in its first
     # line (lab/text/language.py). The suite's commands, in this process and in every child, run in
     # English and under a neutral locale whatever the machine's (CI may run under LANG=ja_JP.UTF-8):
