@@ -90,17 +90,6 @@ def guide_examples_kept(tmp_path_factory):
             examples.runs(lang)
 
 
-# The modules whose runs read the guides' examples from the cache store, directly or in a copy of
-# the lab: their worker has them made (or waits for the worker making them) before their first test.
-GUIDE_EXAMPLES_READERS = {"test_dev", "test_doc_examples"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def guide_examples_for_their_readers(request):
-    if request.module.__name__.rpartition(".")[2] in GUIDE_EXAMPLES_READERS:
-        request.getfixturevalue("guide_examples_kept")
-
-
 def pytest_addoption(parser):
     parser.addoption(
         "--all-attacks",

@@ -83,7 +83,9 @@ def test_dev_check_names_a_clause_without_a_hint_in_a_language_and_a_hint_of_no_
     ]
 
 
-def test_dev_check_holds_the_readmes_step_tables_and_the_guides_progress_lines_where_they_live(copy):
+def test_dev_check_holds_the_readmes_step_tables_and_the_guides_progress_lines_where_they_live(
+    copy, guide_examples_kept
+):
     shutil.copy(LAB_ROOT / "README.md", copy)
     shutil.copytree(LAB_ROOT / "docs", copy / "docs")
     readme, guide = copy / "README.md", copy / "docs" / "learner.ja.md"

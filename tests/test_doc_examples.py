@@ -13,6 +13,8 @@ from lab.model.course import LAB_ROOT, load_course
 from lab.model.pristine import prediction_text, write_stubs
 from lab.model.status import ExitStatus
 
+# Their runs, made once for the whole test run (tests/conftest.py), by whichever worker asks first.
+pytestmark = pytest.mark.usefixtures("guide_examples_kept")
 STALE = "docs/learner.md: its examples are not the lab's own output (python -m lab dev update writes them)"
 
 
