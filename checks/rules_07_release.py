@@ -23,7 +23,7 @@ def rule(model, job_id, owner, fence):
         "C7.1",
         True,
         en=f"True: owner NULL, until 0, fence {fence} kept",
-        ja=f"True (owner NULL, until 0, fence {fence} はそのまま)",
+        ja=f"True (owner NULL、until 0、fence {fence} はそのまま)",
         column_clauses={"fence": "C7.2"},
     )
 

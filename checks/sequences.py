@@ -296,8 +296,9 @@ class Sequence:
             if got != want:
                 differing = {c for c in COLUMNS if (got or {}).get(c) != (want or {}).get(c)}
                 clause = {expected.column_clauses.get(c, expected.clause) for c in differing}
-                shown = _row_text(got) if got else Phrase("no row ", "行なし ") + repr(job_id)
-                wanted = _row_text(want) if want else Phrase("no row ", "行なし ") + repr(job_id)
+                # words, not a string: the got line shows them unquoted, as the expected line beside it
+                shown = Joined(_row_text(got)) if got else Phrase("no row ", "行なし ") + repr(job_id)
+                wanted = Joined(_row_text(want)) if want else Phrase("no row ", "行なし ") + repr(job_id)
                 self.expect(False, shown, expected, min(clause), stored_row=wanted)
 
     def expect(self, ok, got, expected, clause=None, stored_row=None):
