@@ -14,6 +14,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from hang import HANGS_AFTER
 from learner_folders import BROKEN, fingerprint, make_learner
 
 from lab.model.course import LAB_ROOT, load_course
@@ -50,7 +51,7 @@ def runs(tmp_path_factory):
         arguments = ["check", str(step), "--impl", str(impl), "--no-mutants", "--json", str(out)]
         arguments += ["--time-limit", str(HANGS.get(kind, DEFAULT_LIMIT))]
         done = subprocess.run(
-            [sys.executable, "-m", "lab", *arguments], cwd=folder, capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "lab", *arguments], cwd=folder, capture_output=True, text=True, timeout=HANGS_AFTER
         )
         results = json.loads(out.read_text()) if out.exists() else None
         return kind, (done.returncode, done.stdout + done.stderr, results, before, fingerprint(folder / "learner"))
@@ -104,7 +105,7 @@ def test_the_broken_file_is_named_in_japanese_too(tmp_path):
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANGS_AFTER,
     )
     assert done.returncode == ExitStatus.SOME_FAIL
     assert "04-claim/step.py に `claim` が定義されていません" in done.stdout

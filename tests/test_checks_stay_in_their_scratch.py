@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+from hang import HANGS_AFTER
+
 from lab.model.course import LAB_ROOT
 
 WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
@@ -13,7 +15,7 @@ WRONG = LAB_ROOT / "tests" / "fixtures" / "independent" / "wrong"
 
 def lab(*arguments):
     return subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
 
 
@@ -49,7 +51,7 @@ def test_checks_run_by_hand_leave_no_database_in_the_temporary_folder(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANGS_AFTER,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert [p.name for p in tmp_path.iterdir() if not p.name.startswith("pytest-of-")] == []

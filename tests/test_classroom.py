@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hang import HANGS_AFTER
 from learner_folders import fingerprint, make_learner
 
 import lab.grading.classroom as classroom
@@ -293,7 +294,7 @@ def test_a_dir_that_is_one_learners_folder_or_a_steps_folder_is_refused_in_one_l
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANGS_AFTER,
     )
     assert done.returncode == ExitStatus.USAGE and len(done.stderr.strip().splitlines()) == 1
     assert (

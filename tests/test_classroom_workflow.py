@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 from learner_folders import make_learner
 
 from lab.grading import autograding
@@ -39,7 +40,7 @@ def test_the_make_target_writes_it(tmp_path):
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANGS_AFTER,
     )
     assert done.returncode == 0 and out.read_text(encoding="utf-8") == TEXT, done.stderr
 
@@ -49,7 +50,9 @@ def test_check_yml_summary_says_so_when_no_results_file_was_written(tmp_path):
     start = workflow.index("\n", workflow.index("<<'PY'")) + 1
     script = workflow[start : workflow.index("\n          PY")]
     script = "\n".join(line[10:] for line in script.splitlines())
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=HANGS_AFTER
+    )
     assert done.returncode == 0 and "no results were written" in done.stdout, done.stderr
 
 
@@ -62,7 +65,7 @@ def test_a_step_s_credit_command_fails_only_the_step_whose_function_is_broken(tm
     def credit(step):
         command = ["check", str(step), "--credit", "--no-mutants", "--impl", str(steps)]
         return subprocess.run(
-            [sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+            [sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
         )
 
     four, five = credit(4), credit(5)
@@ -100,7 +103,7 @@ def test_a_file_that_does_not_load_costs_its_own_step_and_no_later_one(tmp_path,
     def credit(step):
         command = ["check", str(step), "--credit", "--no-mutants", "--impl", str(steps)]
         return subprocess.run(
-            [sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+            [sys.executable, "-m", "lab", *command], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
         )
 
     own = credit(broken)
@@ -123,7 +126,7 @@ def test_a_repository_without_one_of_the_labs_folders_is_told_which_and_why(tmp_
     shutil.copy(LAB_ROOT / "course.toml", root)
     command = ["check", "5", "--credit", "--no-mutants", "--lang", lang]
     done = subprocess.run(
-        [sys.executable, "-m", "lab", *command], cwd=root, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *command], cwd=root, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     error = say("missing_part", lang, folder=part, why=say(f"part_{part}", lang))
     assert done.returncode == ExitStatus.LAB_BROKEN and done.stderr.strip() == say("lab_broken", lang, error=error)
@@ -133,6 +136,6 @@ def test_a_repository_without_one_of_the_labs_folders_is_told_which_and_why(tmp_
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANGS_AFTER,
     )
     assert hint.returncode == ExitStatus.ALL_PASS, hint.stderr  # a verb that needs none of them still works

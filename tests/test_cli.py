@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 
 from lab.commands.steps import checked_steps as parse_steps
 from lab.model.course import LAB_ROOT, load_course
@@ -14,7 +15,7 @@ from lab.model.status import ExitStatus
 
 def lab(*arguments, cwd=LAB_ROOT):
     return subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=HANGS_AFTER
     )
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 
 from lab.dev import durations, examples, tree
 from lab.model import checks
@@ -23,7 +24,7 @@ from lab.text.messages import say
 COURSE = load_course()
 
 
-def lab(root, *arguments, timeout=120):
+def lab(root, *arguments, timeout=HANGS_AFTER):
     """timeout: a bound for a command that hangs, never a measure of speed."""
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "LAB_LANG": "en"}
     return subprocess.run(

@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hang import HANGS_AFTER
 from readme_parts import section
 
 from lab import commands
@@ -30,7 +31,7 @@ def command_list(lang):
 
 def make_help(lang):
     done = subprocess.run(
-        ["make", "-s", "help", f"LAB_LANG={lang}"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60
+        ["make", "-s", "help", f"LAB_LANG={lang}"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     return {line.split()[0] for line in done.stdout.splitlines() if line.strip()}
 
@@ -108,7 +109,7 @@ def test_a_mistake_in_what_was_typed_is_one_line_in_the_language_of_the_command(
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANGS_AFTER,
         )
         assert done.returncode == 2 and not done.stdout, done
         assert done.stderr.count("\n") == 1 and expected in done.stderr, done.stderr

@@ -13,6 +13,7 @@ import sys
 from contextlib import closing
 
 import pytest
+from hang import HANGS_AFTER
 
 from field.artifact import import_file, materialize
 from field.example import fenced_store, jobs_db
@@ -221,12 +222,14 @@ def copied(tmp_path):
 
 def plain(folder, *arguments):
     return subprocess.run(
-        [*PLAIN, folder.name, *arguments], cwd=folder.parent, capture_output=True, text=True, timeout=60
+        [*PLAIN, folder.name, *arguments], cwd=folder.parent, capture_output=True, text=True, timeout=HANGS_AFTER
     )
 
 
 def test_the_copied_folder_runs_two_worker_processes_with_the_standard_library_alone(copied):
-    bare = subprocess.run([*PLAIN, "-c", "import lab"], cwd=copied.parent, capture_output=True, text=True, timeout=60)
+    bare = subprocess.run(
+        [*PLAIN, "-c", "import lab"], cwd=copied.parent, capture_output=True, text=True, timeout=HANGS_AFTER
+    )
     assert "No module named 'lab'" in bare.stderr  # the interpreter as these tests run it cannot reach the lab
     (copied / "work.py").rename(copied / "shipped_work.py")
     (copied / "work.py").write_text(BARRIER_WORK, encoding="utf-8")
@@ -248,7 +251,7 @@ def test_the_copied_folder_runs_two_worker_processes_with_the_standard_library_a
         held = {name: first_line(process) for name, process in workers.items()}
         for process in workers.values():
             process.stdin.write(b"go\n")
-        finished = {name: process.communicate(timeout=60) for name, process in workers.items()}
+        finished = {name: process.communicate(timeout=HANGS_AFTER) for name, process in workers.items()}
     finally:
         for process in workers.values():
             process.kill()
@@ -305,6 +308,6 @@ def test_inside_the_lab_the_same_command_runs_as_a_package(copied):
         cwd=copied.parent,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANGS_AFTER,
     )
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "L: job-1 done (attempt 1, fence 1)\n", "")

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 import readme_parts
+from hang import HANGS_AFTER
 
 import lab.commands as lab_main
 import lab.grading.check as checking
@@ -24,7 +25,7 @@ from lab.running.runner import LabBroken
 
 def run_lab(*arguments):
     return subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
 
 
@@ -110,7 +111,7 @@ def test_3_in_one_line_from_the_command_line_when_course_toml_cannot_be_read(tmp
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANGS_AFTER,
     )
     assert done.returncode == ExitStatus.LAB_BROKEN, done.stderr
     assert done.stderr.startswith("The lab itself is broken: ") and said in done.stderr, done.stderr

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 from rich.console import Console
 
 from field import bench, busy, interval, invariants, lease_call, recovery, refusal, stress, stress_worker
@@ -31,7 +32,7 @@ FENCE_BREAKS = {"v_fence_repeat", "v_fence_lost", "v_fence_down"}
 
 def lab(*arguments):
     return subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
 
 

@@ -22,6 +22,7 @@ import tomllib
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from hang import HANGS_AFTER
 
 from lab import commands
 from lab.model.course import LAB_ROOT, closing_questions, load_course
@@ -246,7 +247,7 @@ def test_what_the_course_shows_later_says_nothing_in_english():
 
 def test_make_help_says_nothing_in_english():
     done = subprocess.run(
-        ["make", "-s", "help", "LAB_LANG=ja"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60
+        ["make", "-s", "help", "LAB_LANG=ja"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     assert done.returncode == 0 and JAPANESE.search(done.stdout)
     assert not english_words(done.stdout), english_words(done.stdout)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import grimp
+from hang import HANGS_AFTER
 
 from lab.model.course import load_course
 
@@ -16,7 +17,9 @@ LAB_ROOT = Path(__file__).resolve().parent.parent
 
 def test_every_import_contract_is_kept():
     linter = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run([str(linter), "--no-cache"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(linter), "--no-cache"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "Contracts: 3 kept, 0 broken." in done.stdout
 

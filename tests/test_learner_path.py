@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.pristine import stub_text
@@ -54,7 +55,7 @@ class Learner:
             cwd=self.folder,
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=HANGS_AFTER,
             env={"PATH": "/usr/bin:/bin", "HOME": str(self.folder), "LAB_LANG": "en"},
         )
         return done.returncode, done.stdout + done.stderr

@@ -14,6 +14,7 @@ import sys
 from contextlib import closing
 
 import pytest
+from hang import HANGS_AFTER
 from rich.console import Console
 
 from field.artifact import materialize
@@ -34,7 +35,7 @@ def test_the_peers_live_in_a_venv_of_their_own_with_the_pinned_versions(peers_py
     assert peers_python.parent.parent == LAB_ROOT / ".lab" / "peers-venv"
     assert (LAB_ROOT / ".lab" / "peers-venv" / ".installed").read_text().split() == list(environment.PACKAGES)
     listed = subprocess.run(
-        [str(peers_python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, timeout=60
+        [str(peers_python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, timeout=HANGS_AFTER
     )
     versions = {p["name"].lower(): p["version"] for p in json.loads(listed.stdout)}
     assert (versions["litequeue"], versions["persist-queue"], versions["huey"]) == ("0.9", "1.1.0", "3.5.4")
@@ -239,7 +240,7 @@ def test_make_demo_peers_plays_both_orders_after_the_demo_and_says_what_it_means
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANGS_AFTER,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     story_part = done.stdout[done.stdout.index("The same story on three SQLite queues") :]
@@ -258,7 +259,11 @@ def test_the_peers_bench_writes_its_table_beside_the_benchs(tmp_path, peers_pyth
 
 def make_dry(*arguments):
     done = subprocess.run(
-        ["make", "-n", "-o", ".venv/.installed", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=60
+        ["make", "-n", "-o", ".venv/.installed", *arguments],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANGS_AFTER,
     )
     return done.stdout
 

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
+from hang import HANGS_AFTER
 from learner_folders import make_learner
 
 from lab.commands import build_parser
@@ -34,7 +35,7 @@ def outputs(tmp_path_factory):
     arguments = ["check", "4", "--impl", str(impl), "--time-limit", "10"]
     arguments += ["--json", str(files["json"]), "--junit", str(files["junit"]), "--exercism", str(files["exercism"])]
     done = subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     assert done.returncode == ExitStatus.SOME_FAIL, done.stdout + done.stderr
     return json.loads(files["json"].read_text()), ET.parse(files["junit"]), json.loads(files["exercism"].read_text())
@@ -50,7 +51,7 @@ def _files_of(steps, folder, tag):
     arguments = ["check", "1", "--impl", str(steps), "--time-limit", "10"]
     arguments += ["--json", str(files["json"]), "--junit", str(files["junit"]), "--exercism", str(files["exercism"])]
     done = subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "lab", *arguments], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     return done, {name: path.read_text(encoding="utf-8") for name, path in files.items()}
 

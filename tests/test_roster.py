@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime
 
 import pytest
+from hang import HANGS_AFTER
 from learner_folders import make_learner
 from test_classroom import read_csv, run_class
 from test_git_checkout import committed, needs_git
@@ -170,7 +171,7 @@ def test_the_command_says_a_wrong_file_in_one_line_and_grades_nobody(tmp_path, c
     if name == "roster.csv":
         arguments += ["--roster", str(path)]
     done = subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *arguments], cwd=tmp_path, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     assert done.returncode == ExitStatus.USAGE and done.stdout == "", done
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

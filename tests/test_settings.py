@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 
 from lab import cache, commands
 from lab.commands.mutation import stage_of
@@ -27,7 +28,7 @@ STEP_4 = load_course()[3]
 def lab(*arguments, cwd=LAB_ROOT, lang="ja"):
     env = {"PATH": "/usr/bin:/bin", "LAB_LANG": lang}
     return subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "lab", *arguments], cwd=cwd, env=env, capture_output=True, text=True, timeout=HANGS_AFTER
     )
 
 

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+from hang import HANGS_AFTER
+
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.implementation import MAX_FILE, assemble, placed_files, read
 from lab.model.mutants import SOLUTIONS_DIR
@@ -29,7 +31,7 @@ def test_a_bom_and_crlf_line_ends_pass_like_the_same_file_without_them(tmp_path)
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANGS_AFTER,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -70,7 +72,7 @@ def test_a_one_file_implementation_that_is_a_link_is_refused_and_assembles_as_a_
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANGS_AFTER,
         check=False,
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr and "symbolic link" in done.stdout, done.stderr

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from hang import HANGS_AFTER
 
 from field import invariants, recovery, stress
 from field.stress_log import number
@@ -219,7 +220,7 @@ def test_a_store_that_raises_is_a_fault_with_its_own_status_and_its_folder_shown
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANGS_AFTER,
     )
     kept = next(word for word in done.stdout.split() if "lab-stress-" in word).rstrip(";.,。")
     shutil.rmtree(kept)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from hang import HANGS_AFTER
 from learner_folders import TAMPERING, fingerprint, make_learner
 
 from lab.model.course import LAB_ROOT
@@ -15,7 +16,7 @@ from lab.model.status import ExitStatus
 def check(impl, out, cwd):
     arguments = ["check", "3", "--impl", str(impl), "--no-mutants", "--time-limit", "5", "--json", str(out)]
     done = subprocess.run(
-        [sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lab", *arguments], cwd=cwd, capture_output=True, text=True, timeout=HANGS_AFTER
     )
     return done, json.loads(out.read_text())
 

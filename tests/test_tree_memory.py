@@ -11,6 +11,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from hang import HANGS_AFTER
 from learner_folders import make_learner
 
 from lab import cache, process
@@ -65,7 +66,7 @@ def _class_run_says(tmp_path):
         cwd=LAB_ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANGS_AFTER,
     )
     return out.stdout + out.stderr
 

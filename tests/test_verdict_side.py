@@ -23,6 +23,7 @@ from pathlib import Path
 
 import attack_submissions as attacks
 import pytest
+from hang import HANGS_AFTER
 
 import lab.grading.classroom as classroom
 from lab.clock import Deadline
@@ -54,7 +55,7 @@ def in_verdict_sandbox(code, readable=()):
             [*sandbox, sys.executable, "-I", "-B", confinement.PLAN_INSIDE],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANGS_AFTER,
             check=False,
         )
     finally:
@@ -478,7 +479,9 @@ def test_the_checks_open_nothing_in_the_scratch_folder_but_the_databases_they_ma
         str(writing),
         *_check_files([target]),
     ]
-    done = subprocess.run(command, pass_fds=(writing,), capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        command, pass_fds=(writing,), capture_output=True, text=True, timeout=HANGS_AFTER, check=False
+    )
     os.close(writing)
     events = os.read(reading, 1 << 22).decode()
     os.close(reading)
