@@ -295,7 +295,7 @@ def test_a_racing_claims_failure_names_the_first_index_that_differs(lang, tmp_pa
             ],
             "ja": [
                 "最初に違うのはインデックス 3:",
-                "  結果[3]: 送出された IntegrityError: UNIQUE constraint failed: jobs.id",
+                "  結果[3]: IntegrityError を送出: UNIQUE constraint failed: jobs.id",
                 "  期待[3]: None",
             ],
         }[lang]
@@ -306,7 +306,7 @@ def test_a_racing_claims_failure_names_the_first_index_that_differs(lang, tmp_pa
 def test_a_claim_many_failure_names_the_first_index_that_differs(lang, tmp_path):
     """C8.1: four owners, a fence 7 to win; an answer short of one result per owner."""
     test_08 = step_checks("test_08_claim_many")
-    check = test_08["test_claim_many_has_one_winner_and_its_index_names_the_stored_owner"]
+    check = test_08["test_claim_many_has_one_winner_and_stores_one_of_its_owners"]
     message = _failure(check, Racers(claim_many=[None, "7", 7]), tmp_path)
     assert (
         message.said(lang).splitlines()[-3:]

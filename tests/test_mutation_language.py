@@ -58,7 +58,7 @@ def test_lang_ja_writes_the_summary_and_report_md_in_japanese(both_languages):
     assert "| killed |" not in report and "| equivalent |" not in report
     assert say("mutation.question", "en") not in report
     # an equivalent's reason is the ledger's Japanese one
-    assert "**sql-letter-case**: 名前を使うだけの文です。" in report
+    assert "`sql-letter-case`: 名前を使うだけの文です。" in report
     assert say("mutation.score_heading", "ja", impl="solutions") in done.stdout
     assert "Mutation score of" not in done.stdout
     assert "キルマトリクス" in done.stdout and "kill matrix:" not in done.stdout

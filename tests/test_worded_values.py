@@ -55,8 +55,8 @@ TAKEN = sqlite3.IntegrityError("UNIQUE constraint failed: jobs.id")
 RAISED = {
     "en": ("TypeError: 'NoneType' object is not iterable", "IntegrityError: UNIQUE constraint failed: jobs.id"),
     "ja": (
-        "送出された TypeError: 'NoneType' object is not iterable",
-        "送出された IntegrityError: UNIQUE constraint failed: jobs.id",
+        "TypeError を送出: 'NoneType' object is not iterable",
+        "IntegrityError を送出: UNIQUE constraint failed: jobs.id",
     ),
 }
 
@@ -212,9 +212,9 @@ def test_an_exception_is_a_fact_in_the_readers_words_at_any_depth(lang):
     assert got.said(lang).splitlines()[1].split(None, 1)[1] == not_iterable
     assert shown([True, TAKEN]).said(lang) == f"[True, {taken}]"
     assert shown({TAKEN: (1, (NOT_ITERABLE,))}).said(lang) == f"{{{taken}: (1, ({not_iterable},))}}"
-    assert shown(KeyError()).said(lang) == ("KeyError" if lang == "en" else "送出された KeyError")
+    assert shown(KeyError()).said(lang) == ("KeyError" if lang == "en" else "KeyError を送出")
     # Raised with facts, an exception's message is worded too.
-    kind = "ValueError" if lang == "en" else "送出された ValueError"
+    kind = "ValueError" if lang == "en" else "ValueError を送出"
     assert shown(ValueError(UNCHANGED)).said(lang) == f"{kind}: {UNCHANGED.said(lang)}"
     assert message_of(AssertionError([TAKEN])).said(lang) == f"[{taken}]"
 

@@ -118,7 +118,7 @@ def _mutant(m, words, lang):
     killers = ", ".join(f"<code>{escape(c)}</code>" for c in m.killed_by) or words("none")
     reason = escape(m.equivalent.reason_in(lang)) if m.equivalent else ""
     extra = (
-        "<br>" + words("equivalent_note", entry=f"<b>{escape(m.equivalent.id)}</b>", reason=reason)
+        "<br>" + words("equivalent_note", entry=f"<code>{escape(m.equivalent.id)}</code>", reason=reason)
         if m.equivalent
         else ""
     )

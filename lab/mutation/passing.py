@@ -16,7 +16,14 @@ def passing_steps(impl, label, progress, lang="en"):
     every = tuple(step.number for step in load_course())
     job = kill_matrix.learner(impl, every, label)
     if to_run := kill_matrix.pending(job):
-        progress(say("mutation.checking_first", lang, label=label, steps=", ".join(map(str, to_run))))
+        progress(
+            say(
+                "mutation.checking_first",
+                lang,
+                label=label,
+                steps=say("learner.separator", lang).join(map(str, to_run)),
+            )
+        )
     results, _ = kill_matrix.results([job])
     passing = []
     for n in every:

@@ -99,13 +99,14 @@ def markdown(report, lang="en"):
     else:
         out += ["", words("md_counts_mutmut", **figures), ""]
     survivors = report.survivors()
+    sep = say("learner.separator", lang)  # 、 in Japanese prose
     out += [f"## {words('survivors', count=len(survivors))}", ""]
     if not survivors:
         out += [words("no_survivors"), ""]
     clause_texts = all_clauses(lang)
     for m in survivors:
         out += [
-            f"### `{m.id}` ({origin(m, words)}, {words('step', n=m.step)}, `{m.function}`, {status(m, words)}, `{m.file}:{m.location[0]}`)",
+            f"### `{m.id}` ({sep.join((origin(m, words), words('step', n=m.step), f'`{m.function}`', status(m, words), f'`{m.file}:{m.location[0]}`'))})",
             "",
             "```diff",
             m.diff,
@@ -118,7 +119,7 @@ def markdown(report, lang="en"):
     for m in report.equivalents():
         how = words("by_kind") if m.equivalent.by_kind else words("not_run")
         out += [
-            f"- `{m.id}` ({words('step', n=m.step)}, `{m.function}`; {how}): **{m.equivalent.id}**: {m.equivalent.reason_in(lang)}",
+            f"- `{m.id}` ({sep.join((words('step', n=m.step), f'`{m.function}`'))}; {how}): `{m.equivalent.id}`: {m.equivalent.reason_in(lang)}",
             "",
             "  ```diff",
             *["  " + line for line in m.diff.splitlines()],
