@@ -73,7 +73,7 @@ def watched_claim_many(lease, db, owners, patience):
     returns (its answer, the call, what the watcher recorded: each claim's arguments in the order
     of claim's parameters, path, job_id, owner, now, ttl, and its answer)."""
     seed(db, "job")
-    lease.watch("claim", patience)
+    lease.watch("claim", patience, calls=len(owners), lead=owners[0])  # one claim per owner (C8.3), the first first
     got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
     return got, called, lease.watched()
 
@@ -96,8 +96,8 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
     # More owners than a pool has threads (a default pool has at most 32): any pool size works,
     # as long as every owner's claim is made once, with the given now and ttl. Two owners are
     # named twice: each name is a claim of its own. The watched claims run one at a time, the
-    # owner that sorts last among those waiting first (lab/sandbox/meeting.py): the winner is
-    # never w00 and its claim ends first, whatever the machine's timing.
+    # owner that sorts first among those waiting first (lab/sandbox/meeting.py): w00 wins, and its
+    # claim ends last, whatever the machine's timing.
     owners = [f"w{i:02}" for i in range(40)]
     owners[20:20] = ["w03", "w11"]
     got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)

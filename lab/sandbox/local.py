@@ -36,8 +36,8 @@ class LocalModule:
     def slow_down_writes(self) -> None:
         self._undo.append(slow_down_writes())
 
-    def watch(self, function: str, patience: float) -> None:
-        real, self._meeting = getattr(self._module, function), Meeting(patience)
+    def watch(self, function: str, patience: float, calls: int | None = None, lead: object = None) -> None:
+        real, self._meeting = getattr(self._module, function), Meeting(patience, calls, lead)
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))

@@ -8,13 +8,16 @@ more threads meet at once; calls made one after the other never do, and each of 
 as having run alone. When the call ends (``leave``) its arguments, in the order of the function's
 parameters, and its answer are recorded.
 
-Once met, the calls run one at a time, of those waiting the one whose arguments sort last first,
-and the call that ran first returns last, once the meeting is idle. Any such order is one the
+Once met, the calls run one at a time. The first turn waits until no call has arrived for
+`patience` (the calls a pool starts at once have all come), and each turn goes to the waiting call
+whose arguments sort first; the call that ran first returns last, once every call the check makes
+has ended (or, when it does not say how many, once the meeting is idle). Any such order is one the
 calls could have run in, so no code that keeps its contract fails for it; but the order no longer
-depends on which thread the machine happened to start first. claim_many's checks need that: the
-first claim to run wins, it is never the first owner of the list nor the last, and it ends last,
-so results gathered in the order the claims end (not in the owners' order) put its fence at the
-end of the list on every run, not at the winner's index on some.
+depends on which thread the machine happened to start first, and neither do the words a failure
+shows. claim_many's checks need that: the first owner's claim runs first and wins, and it ends
+last, so results gathered in the order the claims end (not in the owners' order) put its fence at
+the end of the list on every run, not at index 0 on some. (A list that moved the fence to the front
+whatever the order would not be told apart here: no code gathers results that way by mistake.)
 
 For the lab's own code the stand-in calls the meeting directly (local.py); for a learner's, each
 call of the stand-in in the learner process is a connection to a socket the checks own
@@ -45,17 +48,23 @@ MAX_CALLS = 256  # connections held at once; more are closed unanswered
 
 # Seconds of the check's clock a call may keep its turn, or the first call wait for the others: a
 # call that hangs longer is no longer waited for, and the calls after it run as they come.
-TURN_HELD = 5.0
+TURN_HELD = 2.0
 Ticket = tuple[str, int]  # a call's place in the meeting: its arguments' repr, then its arrival
 
 
 class Meeting:
-    def __init__(self, patience: float) -> None:
-        self.patience = patience
+    def __init__(self, patience: float, calls: int | None = None, lead: object = None) -> None:
+        """calls: how many calls the check will make, when it knows: the first call returns once
+        that many have ended (or TURN_HELD passed), however slowly the machine starts the others.
+        lead: a value among the arguments of the call that is to run first (it is waited for, up to
+        TURN_HELD); without one, the first turn goes to the call that sorts first of those that came
+        within `patience`."""
+        self.patience, self.expected, self.lead = patience, calls, lead
+        self.ended = 0
         self.change = threading.Condition()
         self.running = self.peak = self.alone = 0
         self.calls: list[tuple[tuple[object, ...], object]] = []  # (arguments, answer), in the order they ended
-        self.waiting: list[Ticket] = []  # the calls waiting for their turn
+        self.waiting: dict[Ticket, tuple[object, ...]] = {}  # the calls waiting for their turn, and their arguments
         self.turn: Ticket | None = None  # the call that runs now
         self.first: Ticket | None = None  # the call that ran first
         self.arrivals = 0
@@ -67,7 +76,7 @@ class Meeting:
             self.peak = max(self.peak, self.running)
             ticket = (repr(arguments), self.arrivals)
             self.arrivals += 1
-            self.waiting.append(ticket)
+            self.waiting[ticket] = arguments
             self.change.notify_all()
             # Once one call waited in vain, the next are counted with a short wait: one after
             # the other, forty calls would otherwise outlast the time limit.
@@ -79,17 +88,47 @@ class Meeting:
 
     def _wait_for_the_turn_of(self, ticket: Ticket) -> None:
         def mine() -> bool:
-            return self.turn is None and max(self.waiting) == ticket
+            return self.turn is None and self._next() == ticket
 
-        while not mine():
-            if not clock.wait_for(self.change, self._mine_or_moved_on(mine, self.turn), TURN_HELD):
-                self.turn = None  # the holder kept its turn too long: it is not waited for
-        self.waiting.remove(ticket)
+        while True:
+            while not mine():
+                if not clock.wait_for(self.change, self._mine_or_moved_on(mine, self.turn), TURN_HELD):
+                    self.turn = None  # the holder kept its turn too long: it is not waited for
+            if self.first is not None:
+                break
+            if self.lead is not None:  # the lead's turn, once it comes; it may never come
+                if self._led() or not clock.wait_for(self.change, self._led, TURN_HELD):
+                    break
+            elif not self._settled():
+                break
+        del self.waiting[ticket]
         self.turn = ticket
         self.first = self.first or ticket
 
+    def _next(self) -> Ticket:
+        """The waiting call whose turn comes next: the lead first, when it is waiting."""
+        if self.first is None and self.lead is not None:
+            if led := self._led():
+                return min(led)
+        return min(self.waiting)
+
+    def _led(self) -> list[Ticket]:
+        return [ticket for ticket, arguments in self.waiting.items() if self.lead in arguments]
+
+    def _settled(self) -> bool:
+        """Before the first turn: whether no call arrived for `patience` (the calls a pool starts at
+        once have all come, and the first turn goes to the one that sorts first of them)."""
+        return not clock.wait_for(self.change, self._arrived_since(self.arrivals), self.patience)
+
     def _mine_or_moved_on(self, mine: Callable[[], bool], holder: Ticket | None) -> Callable[[], bool]:
         return lambda: mine() or self.turn != holder
+
+    @staticmethod
+    def _never() -> bool:
+        return False
+
+    def _all_ended(self) -> bool:
+        return self.expected is not None and self.ended >= self.expected
 
     def _arrived_since(self, seen: int) -> Callable[[], bool]:
         return lambda: self.arrivals != seen
@@ -99,6 +138,7 @@ class Meeting:
         ran first returns only once the meeting is idle: it ends last, whatever the threads did."""
         with self.change:
             self.running -= 1
+            self.ended += 1
             if self.turn == ticket:
                 self.turn = None
             self.change.notify_all()
@@ -108,8 +148,15 @@ class Meeting:
                 self._wait_until_idle()
 
     def _wait_until_idle(self) -> None:
-        """Until no call runs or waits, and none arrives for `patience`: the calls a pool has yet to
-        start (its threads free) come in that time."""
+        """Until every call the check makes has ended, when it said how many; else until no call
+        runs or waits, and none arrives for `patience`: the calls a pool has yet to start (its
+        threads free) come in that time."""
+        if self.expected is not None:
+            clock.wait_for(self.change, self._all_ended, TURN_HELD)
+            # and `patience` more: the others' threads are told they were counted, and hand their
+            # answers back to the code under test, before this one is
+            clock.wait_for(self.change, self._never, self.patience)
+            return
         while True:
             clock.wait_for(self.change, lambda: self.running == 0, TURN_HELD)
             if not clock.wait_for(self.change, self._arrived_since(self.arrivals), self.patience):

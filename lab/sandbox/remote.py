@@ -98,11 +98,11 @@ class RemoteModule:
         self._slowed = True
         self._ask("slow")
 
-    def watch(self, function: str, patience: float) -> None:
+    def watch(self, function: str, patience: float, calls: int | None = None, lead: object = None) -> None:
         """Stand in for the module's function until this check ends, its calls counted here
         (lab/sandbox/meeting.py)."""
         self._serves_this_check_only()
-        self._meeting = Meeting(patience)
+        self._meeting = Meeting(patience, calls, lead)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
         self._ask("watch", function=function, socket=self._rendezvous.path)
 
