@@ -18,6 +18,7 @@ from lab.model.prediction_file import tidy
 from lab.model.results import MutantVerdict, Prediction, PredictionStatus, Result
 from lab.reporters import FILES, results_json
 from lab.reporters import terminal as report
+from lab.reporters.change import change_lines
 from lab.store import Store
 
 COURSE = load_course()
@@ -71,10 +72,8 @@ def rejects(number, mutants):
 
 
 def changed(mutant):
-    """The lines the compare phase shows of a mutant's change: each line of it marked, as in the file."""
-    return [
-        f"{sign} {line}" for sign, text in (("-", mutant.find), ("+", mutant.replace)) for line in text.splitlines()
-    ]
+    """The lines the compare phase shows of a mutant's change, marked, as in the file."""
+    return [f"{sign} {line}" for sign, line in change_lines(mutant.find, mutant.replace) if sign != " "]
 
 
 def revealing(mutant):
@@ -179,14 +178,26 @@ def test_the_compare_phase_shows_every_change_reason_and_check(lang):
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_change_of_several_lines_shows_each_line_marked_and_indented_as_in_the_file(lang):
-    """m4-fence-read-back-after-commit replaces two lines of claim with two others."""
+    """m4-fence-read-back-after-commit: of its two lines, the first is kept (shown as context) and
+    the second replaced."""
     text = rendered(run_of(4, True, written), lang)
     assert (
-        '        -         conn.execute("COMMIT")\n'
+        '                  conn.execute("COMMIT")\n'
         "        -     return fence\n"
-        '        +         conn.execute("COMMIT")\n'
         '        +         return conn.execute("SELECT fence FROM jobs WHERE id=?", (job_id,)).fetchone()[0]\n'
     ) in text
+
+
+def test_a_change_shows_the_code_it_keeps_but_not_the_references_docstring():
+    """m3-connection-kept-per-path keeps state's docstring (the reference's English) in its find
+    and replace: the compare phase shows the changed code, never that prose."""
+    find = 'def state(path, job_id):\n    """Read one job."""\n    # open it\n    with x:\n'
+    replace = 'def state(path, job_id, kept={}):\n    """Read one job."""\n    # open it\n    with x:\n'
+    assert change_lines(find, replace) == [
+        ("-", "def state(path, job_id):"),
+        ("+", "def state(path, job_id, kept={}):"),
+        (" ", "    with x:"),
+    ]
 
 
 def test_show_all_reveals_everything_at_once():

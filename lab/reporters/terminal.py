@@ -24,6 +24,7 @@ from rich.markup import escape
 from lab.model.course import load_course
 from lab.model.failing import failing_clauses
 from lab.model.results import CheckStatus, PredictionStatus
+from lab.reporters.change import change_lines
 from lab.reporters.diff import marked
 from lab.reporters.phases import compare_phase, labels, prediction_of
 from lab.reporters.yours import differences
@@ -38,6 +39,7 @@ MARKS = {
     CheckStatus.TIMEOUT: ("⏱", "red"),
     CheckStatus.CRASHED: ("💥", "red"),
 }
+CHANGE_STYLES = {"-": "red", "+": "green", " ": "dim"}  # a mutant's removed, added and kept lines
 WIDTH = 78  # the label lines are wrapped here: the report fits an 80-column terminal
 
 
@@ -253,9 +255,8 @@ def _render_mutant(console, words, verdict, clauses, lang, prediction, named):
     flag = f"  ({words('worksheet')})" if mutant.worksheet else ""
     label = f"[red bold]{words('survived')}[/]" if verdict.survived else f"[green]{words('caught')}[/]"
     console.print(f"    {label}  {named[mutant.id]} · {mutant.id}{escape(flag)}")
-    for sign, style, text in (("-", "red", mutant.find), ("+", "green", mutant.replace)):
-        for line in text.splitlines() or [""]:  # a change of several lines: each marked, indented as in the file
-            console.print(f"        [{style}]{sign} {escape(line)}[/]")
+    for sign, line in change_lines(mutant.find, mutant.replace):  # indented as in the file
+        console.print(f"        [{CHANGE_STYLES[sign]}]{sign} {escape(line)}[/]")
     console.print(f"        {words('breaks')} {mutant.clause}: {escape(clauses.get(mutant.clause, ''))}")
     console.print(f"        [dim]{escape(mutant.why[lang])}[/]")
     if verdict.survived:
