@@ -5,8 +5,10 @@ import xml.etree.ElementTree as ET
 
 from lab.model.course import load_course
 from lab.model.results import CheckStatus
+from lab.reporters.terminal import span
 from lab.reporters.titles import check_titles, step_title
 from lab.text import inert
+from lab.text.messages import say
 
 OPTION = "--junit"
 CLASS_FILE = "junit/{name}.xml"  # check-class: one per learner
@@ -24,7 +26,9 @@ KIND = {
 def as_tree(outcome):
     course = load_course()
     title = check_titles(outcome, course)
-    root = ET.Element("testsuites", name=inert.xml(f"lease-fencing-lab: {outcome.impl}"))
+    heading = "report.heading_steps" if len(outcome.steps) > 1 else "report.heading"  # as the terminal's first line
+    named = say(heading, outcome.lang, steps=span(outcome.steps), impl=outcome.impl)
+    root = ET.Element("testsuites", name=inert.xml(named))
     for number in outcome.steps:
         results = outcome.step_results(number)
         step = course[number - 1]
