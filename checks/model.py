@@ -78,7 +78,7 @@ def stale(clause, row, owner, fence):
             clause,
             False,
             en=f"False: the row has no owner, so no one holds it, owner={owner!r} included; the row unchanged",
-            ja=f"False (行に owner がないので、誰も保持していない。owner={owner!r} も同じ。行は変わらない)",
+            ja=f"False (行に owner がないので、誰も保持していない。owner={owner!r} でも同じ。行は変わらない)",
         )
     held = f"owner={row['owner']!r}, fence={row['fence']}"
     return Expected(

@@ -84,11 +84,11 @@ def _survivors(report, words, lang):
     if not survivors:
         out.append(f"<p>{words('no_survivors')}</p>")
     clause_texts = all_clauses(lang)
+    sep = say("learner.separator", lang)  # 、 in Japanese prose
     for m in survivors:
         clauses = "".join(f"<li><b>{cid}</b> {escape(clause_texts[cid])}</li>" for cid in report.clauses_of(m))
         out.append(
-            f"<h3><code>{escape(m.id)}</code> ({origin(m, words)}, {words('step', n=m.step)}, <code>{m.function}</code>, "
-            f"<code>{escape(m.file)}:{m.location[0]}</code>)</h3>"
+            f"<h3><code>{escape(m.id)}</code> ({sep.join((origin(m, words), words('step', n=m.step), f'<code>{m.function}</code>', f'<code>{escape(m.file)}:{m.location[0]}</code>'))})</h3>"
             f"{_diff(m.diff)}<ul>{clauses}</ul>"
             f'<p class="question">{escape(say("mutation.question", lang))}</p>'
         )
@@ -127,7 +127,7 @@ def _mutant(m, words, lang):
     return (
         f'<details class="mutant {kind}" id="{escape(m.id)}" data-status="{escape(data_status)}" '
         f'data-killed-by="{escape(" ".join(m.killed_by))}"><summary><code>{escape(m.id)}</code> '
-        f'<span class="status">{escape(status(m, words))}</span> ({words("step", n=m.step)}, {m.function})</summary>'
+        f'<span class="status">{escape(status(m, words))}</span> ({say("learner.separator", lang).join((words("step", n=m.step), m.function))})</summary>'
         f"{_diff(m.diff)}{words('killed_by', checks=killers)}{extra}</details>"
     )
 

@@ -119,7 +119,7 @@ def markdown(report, lang="en"):
     for m in report.equivalents():
         how = words("by_kind") if m.equivalent.by_kind else words("not_run")
         out += [
-            f"- `{m.id}` ({sep.join((words('step', n=m.step), f'`{m.function}`'))}; {how}): `{m.equivalent.id}`: {m.equivalent.reason_in(lang)}",
+            f"- `{m.id}` ({sep.join((words('step', n=m.step), f'`{m.function}`', how))}): `{m.equivalent.id}`: {m.equivalent.reason_in(lang)}",
             "",
             "  ```diff",
             *["  " + line for line in m.diff.splitlines()],
