@@ -8,11 +8,11 @@ more threads meet at once; calls made one after the other never do, and each of 
 as having run alone. When the call ends (``leave``) its arguments, in the order of the function's
 parameters, and its answer are recorded.
 
-Once met, the calls run one at a time. The first turn waits until no call has arrived for
-`patience` (the calls a pool starts at once have all come), and each turn goes to the waiting call
-whose arguments sort first; the call that ran first returns last, once every call the check makes
-has ended (or, when it does not say how many, once the meeting is idle). Any such order is one the
-calls could have run in, so no code that keeps its contract fails for it; but the order no longer
+Once met, one call runs first, alone: the call naming the check's lead (waited for up to
+TURN_HELD), or without one the call that sorts first of those that came within `patience`; the
+others run, at the same time, once it has ended; and it returns last, once every call the check
+makes has ended (or, when it does not say how many, once the meeting is idle). Any such order is
+one the calls could have run in, so no code that keeps its contract fails for it; but it no longer
 depends on which thread the machine happened to start first, and neither do the words a failure
 shows. claim_many's checks need that: the first owner's claim runs first and wins, and it ends
 last, so results gathered in the order the claims end (not in the owners' order) put its fence at
@@ -46,8 +46,8 @@ MAX_LINE = 1 << 16  # bytes of what one call says on its connection
 MAX_CALLS = 256  # connections held at once; more are closed unanswered
 
 
-# Seconds of the check's clock a call may keep its turn, or the first call wait for the others: a
-# call that hangs longer is no longer waited for, and the calls after it run as they come.
+# Seconds of the check's clock the others wait for the first call (to come, when it is the lead,
+# or to end), and the first for the others to end: a call that hangs is not waited for longer.
 TURN_HELD = 2.0
 Ticket = tuple[str, int]  # a call's place in the meeting: its arguments' repr, then its arrival
 
@@ -57,20 +57,20 @@ class Meeting:
         """calls: how many calls the check will make, when it knows: the first call returns once
         that many have ended (or TURN_HELD passed), however slowly the machine starts the others.
         lead: a value among the arguments of the call that is to run first (it is waited for, up to
-        TURN_HELD); without one, the first turn goes to the call that sorts first of those that came
+        TURN_HELD); without one, the first call is the one that sorts first of those that came
         within `patience`."""
         self.patience, self.expected, self.lead = patience, calls, lead
-        self.ended = 0
         self.change = threading.Condition()
-        self.running = self.peak = self.alone = 0
+        self.running = self.peak = self.alone = self.ended = 0
         self.calls: list[tuple[tuple[object, ...], object]] = []  # (arguments, answer), in the order they ended
-        self.waiting: dict[Ticket, tuple[object, ...]] = {}  # the calls waiting for their turn, and their arguments
-        self.turn: Ticket | None = None  # the call that runs now
-        self.first: Ticket | None = None  # the call that ran first
+        self.waiting: dict[Ticket, tuple[object, ...]] = {}  # the calls not yet let go, and their arguments
+        self.first: Ticket | None = None  # the call that runs first, alone
+        self.first_done = False
         self.arrivals = 0
 
     def enter(self, arguments: tuple[object, ...]) -> Ticket:
-        """One call starts; returns once it met another, or waited in vain, and it is its turn."""
+        """One call starts; returns once it met another, or waited in vain, and it may run: the
+        first call at once, the others once the first has ended."""
         with self.change:
             self.running += 1
             self.peak = max(self.peak, self.running)
@@ -83,45 +83,45 @@ class Meeting:
             patience = self.patience if not self.alone else self.patience / 10
             if not clock.wait_for(self.change, lambda: self.peak >= 2, patience):
                 self.alone += 1
-            self._wait_for_the_turn_of(ticket)
+            self._wait_for_the_first(ticket)
+            del self.waiting[ticket]
             return ticket
 
-    def _wait_for_the_turn_of(self, ticket: Ticket) -> None:
-        def mine() -> bool:
-            return self.turn is None and self._next() == ticket
-
-        while True:
-            while not mine():
-                if not clock.wait_for(self.change, self._mine_or_moved_on(mine, self.turn), TURN_HELD):
-                    self.turn = None  # the holder kept its turn too long: it is not waited for
-            if self.first is not None:
-                break
-            if self.lead is not None:  # the lead's turn, once it comes; it may never come
-                if self._led() or not clock.wait_for(self.change, self._led, TURN_HELD):
-                    break
-            elif not self._settled():
-                break
-        del self.waiting[ticket]
-        self.turn = ticket
-        self.first = self.first or ticket
+    def _wait_for_the_first(self, ticket: Ticket) -> None:
+        while self.first is None:
+            if self._next() != ticket:  # another is to run first: wait until it is chosen
+                clock.wait_for(self.change, self._chosen_or_next(ticket), TURN_HELD)
+                continue
+            if self.lead is not None and not self._led():  # the lead's, once it comes; it may never come
+                if clock.wait_for(self.change, self._led, TURN_HELD):
+                    continue
+            elif self.lead is None and not self._settled():
+                continue
+            self.first = ticket
+            self.change.notify_all()
+            return
+        if ticket != self.first:  # the first runs alone; a first that hangs is not waited for
+            clock.wait_for(self.change, self._first_ended, TURN_HELD)
 
     def _next(self) -> Ticket:
-        """The waiting call whose turn comes next: the lead first, when it is waiting."""
-        if self.first is None and self.lead is not None:
-            if led := self._led():
-                return min(led)
-        return min(self.waiting)
+        """The waiting call that is to run first: the lead, when it is waiting."""
+        led = self._led()
+        return min(led) if led else min(self.waiting)
 
     def _led(self) -> list[Ticket]:
+        if self.lead is None:
+            return []
         return [ticket for ticket, arguments in self.waiting.items() if self.lead in arguments]
 
     def _settled(self) -> bool:
-        """Before the first turn: whether no call arrived for `patience` (the calls a pool starts at
-        once have all come, and the first turn goes to the one that sorts first of them)."""
+        """Whether no call arrived for `patience`: the calls a pool starts at once have all come."""
         return not clock.wait_for(self.change, self._arrived_since(self.arrivals), self.patience)
 
-    def _mine_or_moved_on(self, mine: Callable[[], bool], holder: Ticket | None) -> Callable[[], bool]:
-        return lambda: mine() or self.turn != holder
+    def _chosen_or_next(self, ticket: Ticket) -> Callable[[], bool]:
+        return lambda: self.first is not None or self._next() == ticket
+
+    def _first_ended(self) -> bool:
+        return self.first_done
 
     @staticmethod
     def _never() -> bool:
@@ -134,27 +134,26 @@ class Meeting:
         return lambda: self.arrivals != seen
 
     def leave(self, ticket: Ticket, arguments: tuple[object, ...], answer: object) -> None:
-        """The call ended (answer: what it returned, or raised); the next may run. The call that
-        ran first returns only once the meeting is idle: it ends last, whatever the threads did."""
+        """The call ended (answer: what it returned, or raised). The first call returns last: once
+        every call the check makes has ended, whatever the threads did."""
         with self.change:
             self.running -= 1
             self.ended += 1
-            if self.turn == ticket:
-                self.turn = None
-            self.change.notify_all()
             if not isinstance(answer, BaseException):
                 self.calls.append((arguments, answer))
             if ticket == self.first:
-                self._wait_until_idle()
+                self.first_done = True
+                self.change.notify_all()
+                self._wait_until_the_others_ended()
+            else:
+                self.change.notify_all()
 
-    def _wait_until_idle(self) -> None:
-        """Until every call the check makes has ended, when it said how many; else until no call
-        runs or waits, and none arrives for `patience`: the calls a pool has yet to start (its
-        threads free) come in that time."""
+    def _wait_until_the_others_ended(self) -> None:
+        """Until every call the check makes has ended, when it said how many, and `patience` more
+        (the others' threads hand their answers back first); else until no call runs or waits, and
+        none arrives for `patience`: the calls a pool has yet to start come in that time."""
         if self.expected is not None:
             clock.wait_for(self.change, self._all_ended, TURN_HELD)
-            # and `patience` more: the others' threads are told they were counted, and hand their
-            # answers back to the code under test, before this one is
             clock.wait_for(self.change, self._never, self.patience)
             return
         while True:
