@@ -12,9 +12,8 @@ Once met, one call runs first, alone: the call naming the check's lead (waited f
 TURN_HELD), or without one the call that sorts first of those that came within `patience`; the
 others run, at the same time, once it has ended; and it returns last, once every call the check
 makes has ended (or, when it does not say how many, once the meeting is idle). Any such order is
-one the calls could have run in, so no code that keeps its contract fails for it; but it no longer
-depends on which thread the machine happened to start first, and neither do the words a failure
-shows. claim_many's checks need that: the first owner's claim runs first and wins, and it ends
+one the calls could have run in, so no code that keeps its contract fails for it; but which call
+wins no longer depends on which thread the machine happened to start first. claim_many's checks need that: the first owner's claim runs first and wins, and it ends
 last, so results gathered in the order the claims end (not in the owners' order) put its fence at
 the end of the list on every run, not at index 0 on some. (A list that moved the fence to the front
 whatever the order would not be told apart here: no code gathers results that way by mistake.)

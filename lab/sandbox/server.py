@@ -354,8 +354,9 @@ class StandIn:
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as meeting:
-            # no timeout: the go may wait for every call before it (they run one at a time), and
-            # the checks answer every call or close (their time limit ends this process)
+            # no timeout: the go may wait for the first call to come and end, and that call's last
+            # answer for every other; the checks answer every call or close (their time limit ends
+            # this process)
             meeting.connect(self.socket_path)
             lines = meeting.makefile("rwb")
             called = {"arguments": plain(in_order(self.real, args, kwargs))}
