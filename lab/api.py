@@ -5,7 +5,7 @@ module a check is given (its `lease` fixture).
 
 What a check is given and may ask of its module (a learner's, opened in a learner process of its
 own; the lab's own code, a LocalModule in this process): the functions of the course by name, and
-``slow_down_writes()``, ``watch(function, patience, calls)`` and ``watched()`` (whether a function's
+``slow_down_writes()``, ``watch(function, patience)`` and ``watched()`` (whether a function's
 calls overlap, counted where the code under test cannot reach), ``race(name, arg_lists,
 timeout)`` and ``start(name, args, pause_at)``.
 

@@ -62,29 +62,6 @@ def test_a_failing_implementation_gets_a_byte_identical_report_beside_cpu_hogs()
     assert loaded.stdout == quiet.stdout
 
 
-@pytest.mark.e2e
-def test_results_gathered_in_the_order_the_claims_end_fail_c8_1_on_every_run_in_the_same_words():
-    # A learner's claim_many that collected its futures with as_completed passed step 8 on one run
-    # of nine, and was shown the compare phase: the winner was the first owner, and ended first.
-    # The watched claims now run in an order the checks choose (lab/sandbox/meeting.py).
-    arguments = ("check", "8", "--impl", str(WRONG / "wrong_s8_results_in_completion_order.py"), "--no-mutants")
-    runs = [lab(*arguments, "--fresh") for _ in range(3)]
-    with cpu_hogs(2 * (os.cpu_count() or 1)):
-        runs.append(lab(*arguments, "--fresh"))
-    failing = "✘ C8.1  test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_owners_index"
-    assert all(run.returncode == 1 for run in runs) and failing.encode() in runs[0].stdout, runs[0].stdout.decode()
-    assert b"7 of 8 checks pass" in runs[0].stdout
-    # Every line but the got line is the same on every run: the first owner won, and index 0 lacks its
-    # fence. The got line is the code's own answer, where as_completed put the fence: at the end of
-    # the list, or a place before it when the machine was slow to hand a few None answers back.
-    assert all(_without_got(run.stdout) == _without_got(runs[0].stdout) for run in runs[1:])
-    assert b"first difference, at index 0:" in runs[0].stdout
-
-
-def _without_got(stdout):
-    return [line for line in stdout.decode().splitlines() if not line.strip().startswith("got:")]
-
-
 # ---------------------------------------------------------------------------------------------
 # A legal race does not reach the words: claim_many's winner is any of its owners (C8.2), so a
 # generated sequence whose later calls or whose words followed the winner would say one thing on

@@ -36,18 +36,18 @@ class LocalModule:
     def slow_down_writes(self) -> None:
         self._undo.append(slow_down_writes())
 
-    def watch(self, function: str, patience: float, calls: int | None = None, lead: object = None) -> None:
-        real, self._meeting = getattr(self._module, function), Meeting(patience, calls, lead)
+    def watch(self, function: str, patience: float) -> None:
+        real, self._meeting = getattr(self._module, function), Meeting(patience)
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
-            ticket = self._meeting.enter(arguments)
+            self._meeting.enter()
             try:
                 answer = real(*args, **kwargs)
             except BaseException as error:
-                self._meeting.leave(ticket, arguments, error)
+                self._meeting.leave(arguments, error)
                 raise
-            self._meeting.leave(ticket, arguments, answer)
+            self._meeting.leave(arguments, answer)
             return answer
 
         setattr(self._module, function, stand_in)

@@ -98,13 +98,13 @@ class RemoteModule:
         self._slowed = True
         self._ask("slow")
 
-    def watch(self, function: str, patience: float, calls: int | None = None, lead: object = None) -> None:
+    def watch(self, function: str, patience: float) -> None:
         """Stand in for the module's function until this check ends, its calls counted here
         (lab/sandbox/meeting.py)."""
         self._serves_this_check_only()
-        self._meeting = Meeting(patience, calls, lead)
+        self._meeting = Meeting(patience)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
-        self._ask("watch", function=function, socket=self._rendezvous.path)
+        self._ask("watch", function=function, patience=patience, socket=self._rendezvous.path)
 
     def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""

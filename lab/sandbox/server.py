@@ -184,7 +184,7 @@ class Server:
 
     def watch(self, request: Request) -> dict[str, object]:
         name = request["function"]
-        self.watcher = StandIn(getattr(self.module, name), request["socket"])
+        self.watcher = StandIn(getattr(self.module, name), request["socket"], request["patience"])
         setattr(self.module, name, self.watcher)
         return {}
 
@@ -349,14 +349,12 @@ class StandIn:
     arguments, waits there for their go, runs the real function and tells them what it returned.
     The counting is theirs (lab/sandbox/meeting.py): they see the connections."""
 
-    def __init__(self, real: Callable[..., object], socket_path: str) -> None:
-        self.real, self.socket_path = real, socket_path
+    def __init__(self, real: Callable[..., object], socket_path: str, patience: float) -> None:
+        self.real, self.socket_path, self.patience = real, socket_path, patience
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as meeting:
-            # no timeout: the go may wait for the first call to come and end, and that call's last
-            # answer for every other; the checks answer every call or close (their time limit ends
-            # this process)
+            meeting.settimeout(self.patience + 5)
             meeting.connect(self.socket_path)
             lines = meeting.makefile("rwb")
             called = {"arguments": plain(in_order(self.real, args, kwargs))}
