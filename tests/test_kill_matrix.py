@@ -327,6 +327,7 @@ def test_one_steps_checks_run_in_parts_run_again_as_one_run_when_one_times_out(m
     assert [r.check for r in found[target.id]] == list(checks.checks_of(step))
 
 
+@pytest.mark.usefixtures("cache_entries_added_only")  # a class run beside it checks its cache
 def test_the_parts_of_a_run_share_one_probe_and_both_report_what_it_found(tmp_path, monkeypatch):
     """Step 6's file ends the process at its top level: the probe, run once, finds it, and both
     parts say what it found, for step 6's checks and for the later checks that call complete (a
@@ -349,6 +350,7 @@ def test_the_parts_of_a_run_share_one_probe_and_both_report_what_it_found(tmp_pa
     assert all({r.step for r in failing} & set(part.steps) for part in parts), [p.steps for p in parts]
 
 
+@pytest.mark.usefixtures("cache_entries_added_only")  # a class run beside it checks its cache
 def test_a_run_in_parts_at_once_reports_word_for_word_what_a_run_in_one_part_reports(tmp_path, monkeypatch):
     """Whatever the checks of a part share (a child, its learner processes, the limits on losses),
     the parts' results are those one run gives, in one run's order."""

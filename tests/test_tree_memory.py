@@ -11,6 +11,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+import pytest
 from hang import HANGS_AFTER
 from learner_folders import make_learner
 
@@ -71,6 +72,7 @@ def _class_run_says(tmp_path):
     return out.stdout + out.stderr
 
 
+@pytest.mark.usefixtures("cache_entries_added_only")  # a class run beside it checks its cache
 def test_a_learner_who_forks_is_held_to_the_trees_memory_where_the_kernel_can_hold_it(tmp_path, monkeypatch):
     if not tree_memory_bounded():  # not root, or no cgroup v1 memory hierarchy: the run must say so
         assert "bounded per process only" in _class_run_says(tmp_path)
