@@ -300,3 +300,31 @@ def test_a_dir_that_is_one_learners_folder_or_a_steps_folder_is_refused_in_one_l
     assert (
         "one learner's folder" if lang == "en" else "1 人の学習者のフォルダ"
     ) in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_run_the_lab_cannot_trust_says_why_on_the_terminal(tmp_path, monkeypatch, capsys, lang):
+    """Exit status 3 alone leaves the instructor guessing: the reason is the last line on stderr,
+    as at the top of class.md. A lab file changing during the run is stood in for by the second
+    fingerprint (the fingerprint itself is proven by tests/test_grader_attacks.py)."""
+    from lab import commands
+    from lab.sandbox import integrity
+    from lab.text.messages import say
+
+    class_dir = tmp_path / "class"
+    class_dir.mkdir()
+    (class_dir / "notes.txt").write_text("no learner code here\n", encoding="utf-8")
+    taken, real = [], integrity.fingerprint
+
+    def fingerprint():
+        files, caches = real()
+        taken.append(files)
+        return ({**files, str(LAB_ROOT / "checks" / "planted.py"): "x"} if len(taken) > 1 else files), caches
+
+    monkeypatch.setattr(integrity, "fingerprint", fingerprint)
+    status = commands.main(["class", str(class_dir), "--out", str(tmp_path / "out"), "--no-mutants", "--lang", lang])
+    said = capsys.readouterr()
+    changed = say("class.lab_changed", lang, count=1, paths=str(Path("checks", "planted.py")))
+    assert status == ExitStatus.LAB_BROKEN
+    assert said.err.strip().splitlines()[-1] == say("lab_broken", lang, error=changed)
+    assert say("lab_broken", lang, error=changed) in (tmp_path / "out" / "class.md").read_text(encoding="utf-8")

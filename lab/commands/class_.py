@@ -25,9 +25,10 @@ def add_arguments(parser):
 
 
 def run(arguments, settings):
+    import sys
     from pathlib import Path
 
-    from lab.grading import adjustments, class_outputs, class_table, classroom, lms_exports, roster
+    from lab.grading import adjustments, class_outputs, class_table, class_view, classroom, lms_exports, roster
     from lab.grading.instructor_csv import FileProblem
     from lab.model.implementation import UsageError
     from lab.process import CHECKS, tree_memory_bounded
@@ -87,4 +88,7 @@ def run(arguments, settings):
         print(inert.terminal(say("class.lms_left_out", lang, learners=", ".join(left_out))))
     written = ("grades.csv", "canvas.csv", "moodle.csv", adjustments.FILE)
     print("\n".join(map(str, [markdown, table, *(settings.out / name for name in written)])))
+    broken = class_view.lab_broken(outcome, lang)
+    if broken:  # the last line the instructor sees: why the exit status says the lab is broken
+        print(inert.terminal(broken), file=sys.stderr)
     return outcome.exit_status

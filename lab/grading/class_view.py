@@ -17,11 +17,9 @@ def markdown(outcome, rows, lang="en"):
     steps = [step.number for step in load_course()]
     heading = words("heading", root=outcome.root.name, count=len(outcome.submissions), seconds=outcome.seconds)
     lines = [f"# {heading}", ""]
-    problems = outcome.lab_problems + [
-        say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived
-    ]
-    if problems:
-        lines += [f"**{say('lab_broken', lang, error='; '.join(problems))}**", ""]
+    broken = lab_broken(outcome, lang)
+    if broken:
+        lines += [f"**{broken}**", ""]
     left_out = lms_exports.left_out(outcome)
     if left_out:
         lines += [f"**{_md(words('lms_left_out', learners=', '.join(left_out)))}**", ""]
@@ -50,6 +48,16 @@ def markdown(outcome, rows, lang="en"):
     lines += side_by_side(outcome, lang)
     lines += glance(outcome, lang)
     return "\n".join(lines)
+
+
+def lab_broken(outcome, lang="en"):
+    """Why the run cannot be trusted, in one sentence (None when it can): the lab's files changed
+    during the run, an output could not be written, a mutant survived. The reason behind
+    LAB_BROKEN, said on the terminal and at the top of class.md."""
+    problems = outcome.lab_problems + [
+        say("class.survived", lang, mutant=v.mutant.id) for v in outcome.verdicts if v.survived
+    ]
+    return say("lab_broken", lang, error="; ".join(problems)) if problems else None
 
 
 def similarity_rule(rule, lang="en"):
