@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from multiprocessing.context import ForkProcess
     from typing import Any
 
+    from lab.sandbox.meeting import Lead
+
 
 class LocalModule:
     def __init__(self, module: types.ModuleType) -> None:
@@ -36,18 +38,18 @@ class LocalModule:
     def slow_down_writes(self) -> None:
         self._undo.append(slow_down_writes())
 
-    def watch(self, function: str, patience: float) -> None:
-        real, self._meeting = getattr(self._module, function), Meeting(patience)
+    def watch(self, function: str, patience: float, lead: Lead | None = None) -> None:
+        real, self._meeting = getattr(self._module, function), Meeting(patience, lead)
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
-            self._meeting.enter()
+            leads = self._meeting.enter(arguments)
             try:
                 answer = real(*args, **kwargs)
             except BaseException as error:
-                self._meeting.leave(arguments, error)
+                self._meeting.leave(arguments, error, leads)
                 raise
-            self._meeting.leave(arguments, answer)
+            self._meeting.leave(arguments, answer, leads)
             return answer
 
         setattr(self._module, function, stand_in)

@@ -8,6 +8,15 @@ more threads meet at once; calls made one after the other never do, and each of 
 as having run alone. When the call ends (``leave``) its arguments, in the order of the function's
 parameters, and its answer are recorded.
 
+A check may name one call, by its arguments, to lead (``lead``): the calls that meet wait until
+the lead has ended, and the lead's answer goes back only after another call has ended and its
+thread has moved on (a call entered after it) or a tenth of `patience` passed. A race the check
+cannot otherwise steer then ends as the check chose: claim_many's checks lead with the first
+owner's claim, which wins and is not the first to return, so answers placed in the order the
+claims returned (as_completed), not by their owners' indexes, put its fence away from index 0 on
+every run. Every wait is bounded: a lead that never comes is waited for `patience` once, one that
+never ends HOLD times `patience`; a pool of one thread, or calls one after the other, are never held.
+
 For the lab's own code the stand-in calls the meeting directly (local.py); for a learner's, each
 call of the stand-in in the learner process is a connection to a socket the checks own
 (``Rendezvous``): the checks count the connections they accept and hold each one until its go,
@@ -23,38 +32,74 @@ import os
 import socket
 import tempfile
 import threading
+from typing import TYPE_CHECKING
 
 from lab import clock
 from lab.sandbox.values import decoded
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
+    Lead: TypeAlias = Callable[[tuple[object, ...]], bool]  # names, by its arguments, the call that leads
+
 MAX_LINE = 1 << 16  # bytes of what one call says on its connection
 MAX_CALLS = 256  # connections held at once; more are closed unanswered
+HOLD = 10  # the longest the calls wait for a running lead to end, in `patience`s
 
 
 class Meeting:
-    def __init__(self, patience: float) -> None:
-        self.patience = patience
+    def __init__(self, patience: float, lead: Lead | None = None) -> None:
+        self.patience, self.lead = patience, lead
         self.change = threading.Condition()
-        self.running = self.peak = self.alone = 0
+        self.running = self.peak = self.alone = self.entered = 0
         self.calls: list[tuple[tuple[object, ...], object]] = []  # (arguments, answer), in the order they ended
+        # the lead's course: "awaited" (not yet come), "running", "ended", or "not waited for"
+        self.led = "awaited" if lead is not None else "not waited for"
+        self.other_ended_at: int | None = None  # calls entered when a call ended while the lead ran
 
-    def enter(self) -> None:
-        """One call starts; returns once it met another, or waited in vain."""
+    def enter(self, arguments: tuple[object, ...]) -> bool:
+        """One call starts; returns once it met another, or waited in vain, and, when it met
+        another, once the lead has ended. True for the lead's call."""
         with self.change:
             self.running += 1
+            self.entered += 1
             self.peak = max(self.peak, self.running)
             self.change.notify_all()
             # Once one call waited in vain, the next are counted with a short wait: one after
             # the other, forty calls would otherwise outlast the time limit.
             patience = self.patience if not self.alone else self.patience / 10
-            if not clock.wait_for(self.change, lambda: self.peak >= 2, patience):
+            met = clock.wait_for(self.change, lambda: self.peak >= 2, patience)
+            if not met:
                 self.alone += 1
+            if self.led == "awaited" and self.lead is not None and self.lead(arguments):
+                self.led = "running" if met else "not waited for"  # a lead that ran alone leads nothing
+                return met
+            if met and not self._lead_ended():
+                self.led = "not waited for"  # a lead that never comes or never ends holds no call again
+            return False
 
-    def leave(self, arguments: tuple[object, ...], answer: object) -> None:
+    def leave(self, arguments: tuple[object, ...], answer: object, leads: bool = False) -> None:
+        """A call ended: counted, and, for the lead, held until another call has ended and moved on."""
         with self.change:
             self.running -= 1
             if not isinstance(answer, BaseException):
                 self.calls.append((arguments, answer))
+            if not leads:
+                if self.led == "running" and self.other_ended_at is None:
+                    self.other_ended_at = self.entered
+                self.change.notify_all()
+                return
+            self.led = "ended"
+            self.change.notify_all()
+            if clock.wait_for(self.change, lambda: self.other_ended_at is not None, self.patience):
+                clock.wait_for(self.change, lambda: self.entered > self.other_ended_at, self.patience / 10)
+
+    def _lead_ended(self) -> bool:
+        """Waits for the lead to come (up to `patience`) and end (up to HOLD times that)."""
+        if not clock.wait_for(self.change, lambda: self.led != "awaited", self.patience):
+            return False
+        return clock.wait_for(self.change, lambda: self.led != "running", self.patience * HOLD)
 
 
 class Rendezvous:
@@ -86,14 +131,14 @@ class Rendezvous:
             try:
                 connection.settimeout(self.meeting.patience + 5)
                 lines = connection.makefile("rwb")
-                called = json.loads(lines.readline(MAX_LINE))
-                self.meeting.enter()
+                called = decoded(json.loads(lines.readline(MAX_LINE))["arguments"])
+                arguments = tuple(called) if isinstance(called, list) else ()
+                leads = self.meeting.enter(arguments)
                 lines.write(b"go\n")
                 lines.flush()
                 ended = json.loads(lines.readline(MAX_LINE))
                 answer = RuntimeError("the call raised") if ended.get("raised") else decoded(ended["value"])
-                arguments = decoded(called["arguments"])
-                self.meeting.leave(tuple(arguments) if isinstance(arguments, list) else (), answer)
+                self.meeting.leave(arguments, answer, leads)
                 lines.write(b"counted\n")
                 lines.flush()
             except (OSError, ValueError, KeyError, TypeError, AttributeError):

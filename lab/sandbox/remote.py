@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from lab.model.implementation import Implementation
     from lab.model.targets import Target
+    from lab.sandbox.meeting import Lead
     from lab.sandbox.shapes import FileToRun, Settings
 
 _idle: dict[str, LearnerProcess] = {}  # target id -> a learner process ready for that target's next check
@@ -98,11 +99,12 @@ class RemoteModule:
         self._slowed = True
         self._ask("slow")
 
-    def watch(self, function: str, patience: float) -> None:
+    def watch(self, function: str, patience: float, lead: Lead | None = None) -> None:
         """Stand in for the module's function until this check ends, its calls counted here
-        (lab/sandbox/meeting.py)."""
+        (lab/sandbox/meeting.py); `lead` names a call by its arguments: the calls it meets wait
+        until it has ended, and it returns after one of them."""
         self._serves_this_check_only()
-        self._meeting = Meeting(patience)
+        self._meeting = Meeting(patience, lead)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
         self._ask("watch", function=function, patience=patience, socket=self._rendezvous.path)
 
