@@ -614,3 +614,24 @@ def test_a_package_file_written_and_put_back_is_still_seen_by_the_fingerprint(tm
     os.utime(pth, ns=(status.st_atime_ns, status.st_mtime_ns))
     assert pth.stat().st_mtime_ns == status.st_mtime_ns and pth.read_text(encoding="utf-8") == "import os\n"
     assert any(path.endswith("extra.pth") for path in integrity.changes(before, integrity.fingerprint()))
+
+
+def test_cache_entries_may_be_added_beside_a_run_never_lost_and_a_half_written_one_is_none(tmp_path, monkeypatch):
+    """The class run's fingerprint of build/cache: a value being written (a hidden file, renamed into
+    place by lab/cache.py) when the first fingerprint is taken is not an entry, and its going is no
+    loss; an entry added is allowed; one lost or changed is a change (CI failed a class run with
+    status 3 while other tests wrote the store beside it)."""
+    monkeypatch.setattr(integrity, "LAB_ROOT", tmp_path)
+    monkeypatch.setattr(sysconfig, "get_paths", lambda: {"purelib": str(tmp_path / "site-packages")})
+    (tmp_path / "site-packages").mkdir()
+    store = tmp_path / "build" / "cache" / "kill-matrix"
+    store.mkdir(parents=True)
+    (store / "kept.json").write_text("[1]", encoding="utf-8")
+    (store / "lost.json").write_text("[2]", encoding="utf-8")
+    (store / ".written.abc.tmp").write_text("[", encoding="utf-8")
+    before = integrity.fingerprint()
+    (store / ".written.abc.tmp").rename(store / "written.json")
+    (store / "lost.json").unlink()
+    assert integrity.changes(before, integrity.fingerprint()) == [
+        str(Path("build", "cache", "kill-matrix", "lost.json"))
+    ]

@@ -49,9 +49,16 @@ def fingerprint() -> Fingerprint:
 
 
 def _caches() -> dict[str, str]:
-    return {
-        str(path): hashlib.sha256(path.read_bytes()).hexdigest() for name in CACHES for path in _files(LAB_ROOT / name)
-    }
+    """{path: digest} of the cache's entries: not the values being written beside them (lab/cache.py
+    writes each to a hidden file first, and renames it into place), nor an entry gone between the
+    walk and its reading (the next fingerprint says it is lost)."""
+    found = {}
+    for path in (path for name in CACHES for path in _files(LAB_ROOT / name) if not path.name.startswith(".")):
+        try:
+            found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue
+    return found
 
 
 def changes(before: Fingerprint, after: Fingerprint) -> list[str]:
