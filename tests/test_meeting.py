@@ -30,6 +30,8 @@ def calls(meeting, names, threads):
         with lock:
             events.append(("end", name))
         meeting.leave((name,), name, leads)
+        if not leads:
+            meeting.returned()
         return name
 
     with ThreadPoolExecutor(threads) as pool:
@@ -47,12 +49,14 @@ NAMES = [f"n{i}" for i in range(12)]
 
 @pytest.mark.parametrize("threads", [2, 5, len(NAMES)])
 @pytest.mark.parametrize("run", range(3))
-def test_the_lead_runs_first_alone_and_its_future_is_not_the_first_to_complete(threads, run):
+def test_the_lead_runs_first_alone_and_its_future_is_not_the_first_to_complete(waits, threads, run):
     events, completed = calls(Meeting(PATIENCE, lead_is("n0")), NAMES, threads)
     lead_ended = events.index(("end", "n0"))
     assert events[0] == ("start", "n0")
     assert all(events.index(("start", name)) > lead_ended for name in NAMES[1:])
     assert completed[0] != "n0" and sorted(completed) == sorted(NAMES)
+    # no call waited its patience in vain: the lead returned once every other had, a tenth later
+    assert waits == [round(PATIENCE / 10, 6)]
 
 
 @pytest.fixture

@@ -43,14 +43,17 @@ class LocalModule:
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
-            leads = self._meeting.enter(arguments)
+            leads, answer = self._meeting.enter(arguments), None
             try:
                 answer = real(*args, **kwargs)
+                return answer
             except BaseException as error:
-                self._meeting.leave(arguments, error, leads)
+                answer = error
                 raise
-            self._meeting.leave(arguments, answer, leads)
-            return answer
+            finally:
+                self._meeting.leave(arguments, answer, leads)
+                if not leads:
+                    self._meeting.returned()
 
         setattr(self._module, function, stand_in)
         self._undo.append(lambda: setattr(self._module, function, real))

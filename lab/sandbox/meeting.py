@@ -8,14 +8,14 @@ more threads meet at once; calls made one after the other never do, and each of 
 as having run alone. When the call ends (``leave``) its arguments, in the order of the function's
 parameters, and its answer are recorded.
 
-A check may name one call, by its arguments, to lead (``lead``): the calls that meet wait until
-the lead has ended, and the lead's answer goes back only after another call has ended and its
-thread has moved on (a call entered after it) or a tenth of `patience` passed. A race the check
+A check may name one call, by its arguments, to lead (``lead``): the calls that meet wait until the
+lead has ended, and the lead's answer goes back only after every other call that came has returned
+(for a learner's code, its connection closed), and a tenth of `patience` more. A race the check
 cannot otherwise steer then ends as the check chose: claim_many's checks lead with the first
-owner's claim, which wins and is not the first to return, so answers placed in the order the
-claims returned (as_completed), not by their owners' indexes, put its fence away from index 0 on
-every run. Every wait is bounded: a lead that never comes is waited for `patience` once, one that
-never ends HOLD times `patience`; a pool of one thread, or calls one after the other, are never held.
+owner's claim, which wins and is not the first to return, so answers placed in the order the claims
+returned (as_completed), not by their owners' indexes, put its fence away from index 0 on every
+run. Every wait is bounded: a lead that never comes is waited for `patience` once, one that never
+ends, or others that never return, HOLD times `patience`; calls one after the other are never held.
 
 For the lab's own code the stand-in calls the meeting directly (local.py); for a learner's, each
 call of the stand-in in the learner process is a connection to a socket the checks own
@@ -52,11 +52,10 @@ class Meeting:
     def __init__(self, patience: float, lead: Lead | None = None) -> None:
         self.patience, self.lead = patience, lead
         self.change = threading.Condition()
-        self.running = self.peak = self.alone = self.entered = 0
+        self.running = self.peak = self.alone = self.entered = self.returns = 0
         self.calls: list[tuple[tuple[object, ...], object]] = []  # (arguments, answer), in the order they ended
         # the lead's course: "awaited" (not yet come), "running", "ended", or "not waited for"
         self.led = "awaited" if lead is not None else "not waited for"
-        self.other_ended_at: int | None = None  # calls entered when a call ended while the lead ran
 
     def enter(self, arguments: tuple[object, ...]) -> bool:
         """One call starts; returns once it met another, or waited in vain, and, when it met
@@ -80,20 +79,25 @@ class Meeting:
             return False
 
     def leave(self, arguments: tuple[object, ...], answer: object, leads: bool = False) -> None:
-        """A call ended: counted, and, for the lead, held until another call has ended and moved on."""
+        """A call ended: counted, and, for the lead, held until another call has returned and its
+        thread moved on."""
         with self.change:
             self.running -= 1
             if not isinstance(answer, BaseException):
                 self.calls.append((arguments, answer))
+            self.change.notify_all()
             if not leads:
-                if self.led == "running" and self.other_ended_at is None:
-                    self.other_ended_at = self.entered
-                self.change.notify_all()
                 return
             self.led = "ended"
+            # every other call that came has gone back to its caller, and had a moment to be taken
+            clock.wait_for(self.change, lambda: self.returns >= max(1, self.entered - 1), self.patience * HOLD)
+            clock.wait_for(self.change, lambda: False, self.patience / 10)
+
+    def returned(self) -> None:
+        """A call other than the lead has gone back to its caller (after leave)."""
+        with self.change:
+            self.returns += 1
             self.change.notify_all()
-            if clock.wait_for(self.change, lambda: self.other_ended_at is not None, self.patience):
-                clock.wait_for(self.change, lambda: self.entered > self.other_ended_at, self.patience / 10)
 
     def _lead_ended(self) -> bool:
         """Waits for the lead to come (up to `patience`) and end (up to HOLD times that)."""
@@ -141,6 +145,8 @@ class Rendezvous:
                 self.meeting.leave(arguments, answer, leads)
                 lines.write(b"counted\n")
                 lines.flush()
+                if not leads and not lines.read(1):  # the stand-in closes its connection as it returns
+                    self.meeting.returned()
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass  # a connection that says nothing a call says is no call
             finally:
