@@ -7,12 +7,16 @@ starts (the .pth files and the modules beside them, such as the lab's editable f
 installed file is compared by its status as the kernel keeps it: size, inode, and the change
 time, which any write or restored modification time moves on (hashing 170 MB of packages would
 cost seconds, and a hash cannot see a file written and then restored). Cached kill matrices
-may gain entries during a run, never change or lose one.
+may gain entries during a run, never change a verdict or lose one: a result is fingerprinted by
+what it decided (its target, step, check and status), so that a run of the same checks beside the
+class run (`FRESH=1`, the guides' examples) may write again what varies from run to run, a race's
+winner in a message or a duration, and no more.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sysconfig
 from pathlib import Path
@@ -55,10 +59,29 @@ def _caches() -> dict[str, str]:
     found = {}
     for path in (path for name in CACHES for path in _files(LAB_ROOT / name) if not path.name.startswith(".")):
         try:
-            found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            text = path.read_bytes()
         except OSError:
             continue
+        try:
+            text = json.dumps(_decided(json.loads(text)), sort_keys=True).encode()
+        except ValueError:
+            pass  # not JSON: its bytes are what it holds
+        found[str(path)] = hashlib.sha256(text).hexdigest()
     return found
+
+
+VERDICT = ("target", "step", "check", "status")  # what a kept result decided (lab/model/results.py)
+
+
+def _decided(value: object) -> object:
+    """The value with each result in it reduced to what it decided."""
+    if isinstance(value, dict):
+        if all(name in value for name in VERDICT):
+            return [value[name] for name in VERDICT]
+        return {name: _decided(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_decided(item) for item in value]
+    return value
 
 
 def changes(before: Fingerprint, after: Fingerprint) -> list[str]:
