@@ -34,9 +34,10 @@ def lab(root, *arguments, timeout=HANGS_AFTER):
 
 @pytest.fixture
 def copy(tmp_path):
-    """A copy of the lab's course: its code, manifest, steps, solutions, checks and mutants."""
+    """A copy of the lab's course: its code, manifest, steps, solutions, checks, mutants and
+    independent implementations."""
     root = tmp_path / "lab"
-    for part in ("lab", "checks", "mutants", "solutions"):
+    for part in ("lab", "checks", "mutants", "solutions", "tests/fixtures/independent"):
         shutil.copytree(LAB_ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__", ".lab"))
     shutil.copy(LAB_ROOT / "course.toml", root)
     write_stubs(root / "steps")  # the stubs and templates as shipped, whatever the learner wrote in this checkout
@@ -153,6 +154,10 @@ def test_new_step_scaffolds_the_next_step_and_dev_check_lists_only_the_authors_p
         f"step {last}: {rules}: write its model rule (rule)",
         f"step {last}: {rules}: write its call strategies (CALL, arguments, COVERING)",
         f"step {last}: no mutants/m{last}-*.toml",
+        f"step {last}: no correct implementation in tests/fixtures/independent/correct/ defines release_all "
+        "(have one written from the contracts alone, by someone who has not read checks/ or solutions/)",
+        f"step {last}: no wrong implementation in tests/fixtures/independent/wrong/ says `breaks: C{last}.<n>` "
+        "on its first lines (have one written from the contracts alone)",
         f"C{last}.1: no check names it (@pytest.mark.clause)",
         f"C{last}.1: no mutant breaks it, and course.toml's unmutated does not say why",
         f'C{last}.1: no hint in course.toml\'s hints."C{last}.1" for en, ja',  # its slots wait for questions
@@ -179,6 +184,7 @@ STEP_TESTS = (
     "tests/test_classroom_workflow.py::test_one_autograding_test_per_step_with_its_points_and_its_credit_command",
     "tests/test_classroom_workflow.py::test_the_committed_workflow_is_the_generated_one",
     "tests/test_kill_matrix.py::test_the_durations_table_weighs_every_check_and_names_no_other",
+    "tests/test_independent_implementations.py::test_every_step_has_a_correct_and_a_wrong_independent_implementation",
 )
 
 

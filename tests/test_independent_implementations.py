@@ -1,23 +1,27 @@
 """The checks against implementations written by others from README.md and the CONTRACT.md files
-alone, without reading checks/ or solutions/ (tests/fixtures/independent/).
+alone, without reading checks/ or solutions/ (tests/fixtures/independent/, lab/dev/independent.py).
 
-Every correct one, whatever its style, passes every step, and its races three times in a row; every
-wrong one fails first at the step it breaks, and a failing check there names the clause it breaks
-(the first lines of each wrong file say which: ``breaks: C4.6``).
+Every correct one, whatever its style, passes every step whose function it defines, and its races
+three times in a row; every wrong one fails first at the step it breaks, and a failing check there
+names the clause it breaks (the first lines of each wrong file say which: ``breaks: C4.6``). A
+fixture that lacks the functions of the steps before is checked with the reference's standing in.
 """
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from lab.dev import independent
 from lab.grading.check import every_step
 from lab.model.checks import checks_of, race_checks
+from lab.model.course import load_course
+from lab.model.implementation import assemble, read
+from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.targets import Target
 from lab.running.runner import run
 
-FIXTURES = Path(__file__).parent / "fixtures" / "independent"
+FIXTURES = Path(__file__).parent.joinpath(*independent.FOLDER[1:])
 CORRECT = sorted((FIXTURES / "correct").glob("*.py"))
 WRONG = sorted((FIXTURES / "wrong").glob("*.py"))
 RUNS = 3
@@ -27,7 +31,27 @@ SHARES = 3
 
 
 def breaks(path):
-    return re.search(r"breaks: (C(\d+)\.\d+)", path.read_text(encoding="utf-8")).group(1, 2)
+    """(the clause the wrong fixture breaks, its step)."""
+    return independent.breaks(path.read_text(encoding="utf-8"))
+
+
+def defined(path):
+    return independent.defined(path.read_text(encoding="utf-8"), load_course())
+
+
+def checked_on(path):
+    """The steps a fixture is checked on: a correct one's own, a wrong one's up to the one it breaks."""
+    return tuple(range(1, breaks(path)[1] + 1)) if path.parent.name == "wrong" else defined(path)
+
+
+def standing(path, folder):
+    """The file that runs: the fixture, after the reference where it lacks the function of a step up
+    to the last it is checked on (its own definitions come last, and win)."""
+    if set(range(1, max(checked_on(path)) + 1)) <= set(defined(path)):
+        return path
+    whole = folder / path.name
+    whole.write_text(assemble(read(SOLUTIONS_DIR)) + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    return whole
 
 
 def racing_checks():
@@ -42,18 +66,25 @@ def racing_checks():
     return tuple(sorted(found))
 
 
+def races_of(path):
+    """The racing checks of the steps a correct fixture is checked on."""
+    return tuple(name for name in racing_checks() if any(name in checks_of(n) for n in checked_on(path)))
+
+
 @pytest.fixture(scope="module")
-def results():
-    """Every fixture against every check, a correct one's races twice more, in SHARES children at once;
-    target id -> its results."""
-    targets = [Target(f"{p.stem}#1", every_step(), impl=str(p)) for p in CORRECT]
+def results(tmp_path_factory):
+    """Every fixture against the checks of the steps it is checked on, a correct one's races twice
+    more, in SHARES children at once; target id -> its results."""
+    folder = tmp_path_factory.mktemp("standing")
+    targets = [Target(f"{p.stem}#1", checked_on(p), impl=str(standing(p, folder))) for p in CORRECT]
     targets += [
-        Target(f"{p.stem}#{n}", every_step(), impl=str(p), checks=racing_checks())
+        Target(f"{p.stem}#{n}", checked_on(p), impl=str(standing(p, folder)), checks=races_of(p))
         for p in CORRECT
+        if races_of(p)
         for n in range(2, RUNS + 1)
     ]
     # A wrong one runs the checks of the steps up to its own: the later ones cannot change its verdict.
-    targets += [Target(p.stem, tuple(range(1, int(breaks(p)[1]) + 1)), impl=str(p)) for p in WRONG]
+    targets += [Target(p.stem, checked_on(p), impl=str(standing(p, folder))) for p in WRONG]
     with ThreadPoolExecutor(SHARES) as pool:
         found = [r for share in pool.map(run, (targets[n::SHARES] for n in range(SHARES))) for r in share]
     by_target = {}
@@ -64,7 +95,15 @@ def results():
 
 def test_there_are_five_correct_styles_and_twenty_wrong_implementations():
     assert len(CORRECT) >= 5 and len(WRONG) >= 20
-    assert {int(breaks(p)[1]) for p in WRONG} == set(every_step())
+    assert all(breaks(p) for p in WRONG) and all(defined(p) for p in CORRECT)
+
+
+def test_every_step_has_a_correct_and_a_wrong_independent_implementation():
+    """What dev check asks of each step (a new one brings its own), and a correct fixture is
+    checked on whole steps: the functions it defines."""
+    assert not independent.problems(FIXTURES.parents[2], load_course())
+    assert {n for p in WRONG for n in [breaks(p)[1]]} == set(every_step())
+    assert {n for p in CORRECT for n in defined(p)} == set(every_step())
 
 
 def test_the_races_are_claim_manys_checks_and_those_that_race_claims_or_hold_a_call_between_statements():
@@ -78,13 +117,14 @@ def test_the_races_are_claim_manys_checks_and_those_that_race_claims_or_hold_a_c
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
 def test_a_correct_implementation_passes_every_check_and_every_race_three_times_in_a_row(results, path):
-    races = racing_checks()
-    for run_number in range(1, RUNS + 1):
+    for run_number in range(1, (RUNS if races_of(path) else 1) + 1):
         own = results[f"{path.stem}#{run_number}"]
         failing = [(r.check, r.said("en")) for r in own if r.status != "passed"]
         assert own and not failing, (run_number, failing)
-        if run_number > 1:  # the repeats run every race, and nothing else
-            assert sorted(r.check for r in own) == sorted(races), run_number
+        if run_number == 1:  # every check of the steps whose functions it defines
+            assert {r.step for r in own} == set(checked_on(path))
+        else:  # the repeats run every race of its steps, and nothing else
+            assert sorted(r.check for r in own) == sorted(races_of(path)), run_number
 
 
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)

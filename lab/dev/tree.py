@@ -1,7 +1,8 @@
 """The course manifest against the files of the tree, read without running anything.
 
 Each function returns the problems it finds, one sentence each; none means the tree is what
-course.toml says: every step's files (its checks' own rules written: lab/dev/rules.py), the
+course.toml says: every step's files (its checks' own rules written: lab/dev/rules.py; a correct
+and a wrong independent implementation: lab/dev/independent.py), the
 reference's signature, the prediction templates, README's step tables, the guides' progress lines
 and the Classroom workflow made from the manifest, every check weighed in checks/durations.toml, a
 check for every clause and a mutant for every clause or a reason why not, and questions for every
@@ -11,7 +12,7 @@ clause in every language.
 import ast
 import re
 
-from lab.dev import readme, rules
+from lab.dev import independent, readme, rules
 from lab.dev.generated import workflow_file
 from lab.grading import autograding
 from lab.model import checks
@@ -59,6 +60,7 @@ def files(course, root):
         found += rules.problems(root, step)
         if not _mutant_clauses(root, step.number):
             found.append(f"step {step.number}: no mutants/m{step.number}-*.toml")
+    found += independent.problems(root, course)
     listed = {step.dir for step in course}
     for folder in ("steps", "solutions"):
         found += [
