@@ -76,8 +76,8 @@ $(STAMP): pyproject.toml lab/install.py
 	@$(PYTHON) -m lab.install $(INSTALL_LANG) $(VENV)
 	@touch $(STAMP)
 
-#ja check-step    あなたのコードのステップ 1..N を検査し、次にステップ N の変異体を実行: make check-step 4
-check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: make check-step 4
+#ja check-step    あなたのコードのステップ 1..N を検査し、次にステップ N の変異体を実行: make check-step 4 (IMPL=、TIME_LIMIT=、MUTANTS=0、JSON=、JUNIT=、EXERCISM=: 結果のファイル、STRICT=1、SHOW=、VERBOSE=1、FRESH=1: すべての検査をもう一度)
+check-step: $(STAMP) ## check steps 1..N of your code, then step N's mutants: make check-step 4 (IMPL=, TIME_LIMIT=, MUTANTS=0, JSON=, JUNIT=, EXERCISM=: result files, STRICT=1, SHOW=, VERBOSE=1, FRESH=1: every check again)
 	@$(PY) -m lab check "$(N)" $(CHECK_FLAGS)
 
 #ja check         すべてのステップと、すべての変異体を検査

@@ -203,3 +203,18 @@ def test_japanese_help_breaks_lines_between_phrases_never_inside_a_word(width):
         for line in lines[:-1]:
             at = text.index(line, at) + len(line)
             assert at in allowed or not words_fit, (text, line)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_make_help_names_every_variable_check_step_reads(lang):
+    """check-step's help line names each variable its flags are made of (CHECK_FLAGS, and the time
+    limit's), so that `make help` alone tells a learner how to write a JUnit file or run afresh."""
+    makefile = (LAB_ROOT / "Makefile").read_text(encoding="utf-8")
+    flags = re.search(r"^CHECK_FLAGS = (.*?[^\\])$", makefile, re.MULTILINE | re.DOTALL)[1]
+    read = set(re.findall(r"\$\(([A-Z_]+)\)", flags)) - {"TIME_LIMIT_FLAG"} | {"TIME_LIMIT"}
+    done = subprocess.run(
+        ["make", "-s", "help", f"LAB_LANG={lang}"], cwd=LAB_ROOT, capture_output=True, text=True, timeout=HANGS_AFTER
+    )
+    (line,) = [line for line in done.stdout.splitlines() if line.split()[:1] == ["check-step"]]
+    assert read >= {"IMPL", "JSON", "JUNIT", "EXERCISM", "FRESH"}
+    assert {name for name in read if f"{name}=" not in line} == set(), line
