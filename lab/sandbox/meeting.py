@@ -11,11 +11,11 @@ parameters, and its answer are recorded.
 A check may name one call, by its arguments, to lead (``lead``): the calls that meet wait until the
 lead has ended, and the lead's answer goes back only after every other call that came has returned
 (for a learner's code, its connection closed), and a tenth of `patience` more. A race the check
-cannot otherwise steer then ends as the check chose: claim_many's checks lead with the first
-owner's claim, which wins and is not the first to return, so answers placed in the order the claims
-returned (as_completed), not by their owners' indexes, put its fence away from index 0 on every
-run. Every wait is bounded: a lead that never comes is waited for `patience` once, one that never
-ends, or others that never return, HOLD times `patience`; calls one after the other are never held.
+cannot otherwise steer then ends as the check chose: claim_many's checks lead with the second
+owner's claim, which wins and returns last, so answers placed in the order the claims returned
+(as_completed), or a fence moved to the front, land away from its owner's index on every run. Every
+wait is bounded: a lead that never comes is waited for `patience` once, one that never ends, or
+others that never return, HOLD times `patience`; calls one after the other are never held.
 
 For the lab's own code the stand-in calls the meeting directly (local.py); for a learner's, each
 call of the stand-in in the learner process is a connection to a socket the checks own
