@@ -11,13 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from after_reference import runnable
 
 from lab.dev import independent
 from lab.grading.check import every_step
 from lab.model.checks import checks_of, race_checks
 from lab.model.course import load_course
-from lab.model.implementation import assemble, read
-from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.targets import Target
 from lab.running.runner import run
 
@@ -44,16 +43,6 @@ def checked_on(path):
     return tuple(range(1, breaks(path)[1] + 1)) if path.parent.name == "wrong" else defined(path)
 
 
-def standing(path, folder):
-    """The file that runs: the fixture, after the reference where it lacks the function of a step up
-    to the last it is checked on (its own definitions come last, and win)."""
-    if set(range(1, max(checked_on(path)) + 1)) <= set(defined(path)):
-        return path
-    whole = folder / path.name
-    whole.write_text(assemble(read(SOLUTIONS_DIR)) + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
-    return whole
-
-
 def racing_checks():
     """The checks whose calls overlap in threads or processes, the only ones that can answer
     otherwise on another run: those checks/ marks as races (lab.model.checks.race_checks: claims
@@ -75,16 +64,16 @@ def races_of(path):
 def results(tmp_path_factory):
     """Every fixture against the checks of the steps it is checked on, a correct one's races twice
     more, in SHARES children at once; target id -> its results."""
-    folder = tmp_path_factory.mktemp("standing")
-    targets = [Target(f"{p.stem}#1", checked_on(p), impl=str(standing(p, folder))) for p in CORRECT]
+    folder = tmp_path_factory.mktemp("runnable")
+    targets = [Target(f"{p.stem}#1", checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in CORRECT]
     targets += [
-        Target(f"{p.stem}#{n}", checked_on(p), impl=str(standing(p, folder)), checks=races_of(p))
+        Target(f"{p.stem}#{n}", checked_on(p), impl=str(runnable(p, checked_on(p), folder)), checks=races_of(p))
         for p in CORRECT
         if races_of(p)
         for n in range(2, RUNS + 1)
     ]
     # A wrong one runs the checks of the steps up to its own: the later ones cannot change its verdict.
-    targets += [Target(p.stem, checked_on(p), impl=str(standing(p, folder))) for p in WRONG]
+    targets += [Target(p.stem, checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in WRONG]
     with ThreadPoolExecutor(SHARES) as pool:
         found = [r for share in pool.map(run, (targets[n::SHARES] for n in range(SHARES))) for r in share]
     by_target = {}
