@@ -79,8 +79,8 @@ class Meeting:
             return False
 
     def leave(self, arguments: tuple[object, ...], answer: object, leads: bool = False) -> None:
-        """A call ended: counted, and, for the lead, held until another call has returned and its
-        thread moved on."""
+        """A call ended: counted, and, for the lead, held until every other call that came has
+        returned, and a tenth of `patience` more."""
         with self.change:
             self.running -= 1
             if not isinstance(answer, BaseException):
