@@ -91,7 +91,7 @@ def test_claim_many_runs_the_claims_at_the_same_time(lease, db):
         called,
         ran_alone(watcher),
         en="claims that overlap from the first on: claim_many calls claim from a ThreadPoolExecutor of two or more threads",
-        ja="最初の claim から重なって動くこと (2 つ以上のスレッドを持つ ThreadPoolExecutor から claim を呼ぶ)",
+        ja="claim どうしが最初から同時に動くこと (2 つ以上のスレッドを持つ ThreadPoolExecutor から claim を呼ぶ)",
     )
 
 
@@ -153,7 +153,7 @@ def test_claim_many_calls_claim_once_per_owner_and_returns_each_answer_at_its_ow
             called,
             ran_alone(watcher),
             en="claims that overlap from the first on, in a ThreadPoolExecutor of two or more threads",
-            ja="最初の claim から、ThreadPoolExecutor の中で重なって動くこと",
+            ja="claim どうしが最初から、2 つ以上のスレッドの ThreadPoolExecutor の中で同時に動くこと",
         ),
     )
 
