@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from lab.sandbox.meeting import Meeting
-from lab.sandbox.server import Pauser, in_order, kept_copy, route_calls, slow_down_writes
+from lab.sandbox.server import Pauser, in_order, slow_down_writes
 
 if TYPE_CHECKING:
     import multiprocessing.synchronize
@@ -39,8 +39,7 @@ class LocalModule:
         self._undo.append(slow_down_writes())
 
     def watch(self, function: str, patience: float, lead: Lead | None = None) -> None:
-        watched = getattr(self._module, function)
-        real, self._meeting = kept_copy(watched), Meeting(patience, lead)
+        real, self._meeting = getattr(self._module, function), Meeting(patience, lead)
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
@@ -57,8 +56,7 @@ class LocalModule:
                     self._meeting.returned()
 
         setattr(self._module, function, stand_in)
-        self._undo.append(lambda: setattr(self._module, function, watched))
-        self._undo.append(route_calls(watched, stand_in))
+        self._undo.append(lambda: setattr(self._module, function, real))
 
     def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""

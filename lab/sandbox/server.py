@@ -184,10 +184,8 @@ class Server:
 
     def watch(self, request: Request) -> dict[str, object]:
         name = request["function"]
-        function = getattr(self.module, name)
-        self.watcher = StandIn(kept_copy(function), request["socket"], request["patience"])
+        self.watcher = StandIn(getattr(self.module, name), request["socket"], request["patience"])
         setattr(self.module, name, self.watcher)
-        route_calls(function, self.watcher)  # a process serves one watched check: nothing to undo
         return {}
 
     def where(self, request: Request) -> dict[str, object]:
@@ -378,41 +376,6 @@ class StandIn:
         lines.write((json.dumps(said) + "\n").encode())
         lines.flush()
         lines.readline()
-
-
-ROUTED = "__lease_lab_routed__"  # the global through which a watched function's own code reaches its stand-in
-
-
-def kept_copy(function: Callable[..., object]) -> Callable[..., object]:
-    """A function that runs what `function` runs now, whatever route_calls does to it later."""
-    if not isinstance(function, types.FunctionType):
-        return function
-    copy = types.FunctionType(
-        function.__code__, function.__globals__, function.__name__, function.__defaults__, function.__closure__
-    )
-    copy.__kwdefaults__, copy.__qualname__ = function.__kwdefaults__, function.__qualname__
-    return copy
-
-
-def route_calls(function: Callable[..., object], to: Callable[..., object]) -> Callable[[], None]:
-    """Calls of `function` reach `to`, through any name the code under test holds it by (a default
-    argument, an alias, a list), not only through the module's attribute; the undo. A function
-    with a closure cannot take other code, and is watched through the module's attribute alone."""
-    if not isinstance(function, types.FunctionType) or function.__code__.co_freevars:
-        return lambda: None
-
-    def routed(*args: object, **kwargs: object) -> object:
-        return globals()["__lease_lab_routed__"](*args, **kwargs)  # run as `function`: its globals
-
-    own = function.__code__
-    function.__globals__[ROUTED] = to
-    function.__code__ = routed.__code__.replace(co_name=own.co_name, co_qualname=own.co_qualname)
-
-    def undo() -> None:
-        function.__code__ = own
-        function.__globals__.pop(ROUTED, None)
-
-    return undo
 
 
 def in_order(function: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object]) -> list[object]:
