@@ -7,7 +7,7 @@ What a check is given and may ask of its module (a learner's, opened in a learne
 own; the lab's own code, a LocalModule in this process): the functions of the course by name, and
 ``slow_down_writes()``, ``watch(function, patience, lead)`` and ``watched()`` (whether a function's
 calls overlap, counted where the code under test cannot reach; `lead` names a call, by its
-arguments, that the calls it meets wait for, and that returns after one of them), ``race(name, arg_lists,
+arguments, that the calls it meets wait for, and that returns after every other), ``race(name, arg_lists,
 timeout)`` and ``start(name, args, pause_at)``.
 
 What a check raises or shows: ClauseBroken (a clause of the contract is broken), NotImplementedYet,

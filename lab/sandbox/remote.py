@@ -102,7 +102,7 @@ class RemoteModule:
     def watch(self, function: str, patience: float, lead: Lead | None = None) -> None:
         """Stand in for the module's function until this check ends, its calls counted here
         (lab/sandbox/meeting.py); `lead` names a call by its arguments: the calls it meets wait
-        until it has ended, and it returns after one of them."""
+        until it has ended, and it returns after every other call that came."""
         self._serves_this_check_only()
         self._meeting = Meeting(patience, lead)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
