@@ -159,5 +159,5 @@ def db(new_db):
 @pytest.fixture
 def slow_writes(lease):
     """Make races visible: every connection the code under test opens pauses before each write,
-    and before each BEGIN (lab/sandbox/server.py: slow_down_writes)."""
+    and before each BEGIN (lab/sandbox/learner/statements.py: slow_down_writes)."""
     lease.slow_down_writes()

@@ -1,7 +1,8 @@
 """claim_many written against the watched checks by someone who read them (tests/fixtures/
 claim_many_attacks/): wrong ones that passed step 8 on every run until the meeting's lead was
 the second owner and no claim could run alone first, and correct ones the lead must not hold up
-(a barrier after each claim, chunks of five)."""
+(a barrier after each claim, chunks of five), and claim held by another name than the module's
+(a default argument, a partial): the checks see its calls all the same."""
 
 from pathlib import Path
 

@@ -1,5 +1,5 @@
 """The race checks see every SQLite connection the learner's code opens, however it opens it
-(lab/sandbox/server.py: observe_connections): each of the lab's race mutants, rewritten to open
+(lab/sandbox/learner/statements.py: observe_connections): each of the lab's race mutants, rewritten to open
 its connections in another form, still fails the checks that catch it, under its own clause;
 the reference rewritten the same way still passes them.
 

@@ -42,8 +42,12 @@ if TYPE_CHECKING:
     # A folder seen read-only: at the same path inside, or at another, (outside, inside).
     Readable: TypeAlias = Folder | tuple[Folder, Folder]
 
-SERVER = Path(__file__).with_name("server.py")
-SERVER_INSIDE = "/run/lease-lab/server.py"
+LEARNER_SIDE = Path(__file__).with_name("learner")  # the package the learner process runs (the server)
+LEARNER_ROOT_INSIDE = "/run/lease-lab"  # the folder that holds it as lab/sandbox/learner inside a sandbox
+LEARNER_SERVER = "lab.sandbox.learner.server"  # by name: the checker's digest follows it (checker_digest)
+# How a learner process starts: the server's main, imported from the folder given first, given
+# the learner's hard limits.
+LEARNER_BOOT = "import json, sys; sys.path.insert(0, sys.argv[1]); __import__(sys.argv[2], fromlist=['main']).main(json.loads(sys.argv[3]))"
 SCRATCH_INSIDE = "/run/lease-lab/scratch"  # the scratch folder, as the verdict sandbox and its learner processes see it
 PLAN_INSIDE = "/run/lease-lab/plan.json"
 HOME_INSIDE = "/run/lease-lab/home"  # a runner's child's working folder: pytest's and Hypothesis' files
@@ -98,16 +102,14 @@ def command(scratch: Folder, confined: bool, private: bool = False) -> list[str]
 
     private: the scratch folder is one of its own, a size-limited memory folder that ends with it
     (the runner's probe, which shares no database with anybody)."""
-    server = [python(), "-I", "-S", "-X", "utf8"]
+    _compiled()
+    server = [python(), "-I", "-S", "-X", "utf8", "-c", LEARNER_BOOT]
     settings = json.dumps(LEARNER.rlimits())
     if not confined:
-        return [*server, str(SERVER), settings]
-    sandbox = (
-        bwrap(quota=[scratch], readable=[(SERVER, SERVER_INSIDE)])
-        if private
-        else bwrap(writable=[scratch], readable=[(SERVER, SERVER_INSIDE)])
-    )
-    return [*sandbox, *server, SERVER_INSIDE, settings]
+        return [*server, str(LAB_ROOT), LEARNER_SERVER, settings]
+    seen = [(LEARNER_SIDE, f"{LEARNER_ROOT_INSIDE}/lab/sandbox/learner")]
+    sandbox = bwrap(quota=[scratch], readable=seen) if private else bwrap(writable=[scratch], readable=seen)
+    return [*sandbox, *server, LEARNER_ROOT_INSIDE, LEARNER_SERVER, settings]
 
 
 def verdict_sandbox(plan: Folder | None, readable: Iterable[Readable]) -> list[str]:

@@ -13,8 +13,9 @@ import posix
 import time
 from typing import TYPE_CHECKING
 
+from lab.sandbox.learner.stand_in import in_order, kept_copy, route_calls
+from lab.sandbox.learner.statements import Pauser, slow_down_writes
 from lab.sandbox.meeting import Meeting
-from lab.sandbox.server import Pauser, in_order, slow_down_writes
 
 if TYPE_CHECKING:
     import multiprocessing.synchronize
@@ -39,7 +40,8 @@ class LocalModule:
         self._undo.append(slow_down_writes())
 
     def watch(self, function: str, patience: float, lead: Lead | None = None) -> None:
-        real, self._meeting = getattr(self._module, function), Meeting(patience, lead)
+        watched = getattr(self._module, function)
+        real, self._meeting = kept_copy(watched), Meeting(patience, lead)
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
@@ -55,8 +57,12 @@ class LocalModule:
                 if not leads:
                     self._meeting.returned()
 
-        setattr(self._module, function, stand_in)
-        self._undo.append(lambda: setattr(self._module, function, real))
+        undo = route_calls(watched, stand_in)
+        if undo is None:
+            setattr(self._module, function, stand_in)
+            self._undo.append(lambda: setattr(self._module, function, watched))
+        else:
+            self._undo.append(undo)
 
     def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""
@@ -95,7 +101,7 @@ class LocalModule:
 
     def start(self, name: str, args: Sequence[object], pause_at: int | None = None) -> Forked:
         """name(*args) in a process of its own, not waited for, held before its statement number
-        `pause_at` (server.Pauser); a Forked."""
+        `pause_at` (statements.Pauser); a Forked."""
         return Forked(getattr(self._module, name), args, pause_at)
 
 

@@ -127,7 +127,7 @@ class RemoteModule:
 
     def start(self, name: str, args: Sequence[object], pause_at: int | None = None) -> Started:
         """name(*args) in a learner process of its own, not waited for, held before its statement
-        number `pause_at` (lab/sandbox/server.py: Pauser); a Started."""
+        number `pause_at` (lab/sandbox/learner/statements.py: Pauser); a Started."""
         spares = [racer for racer in self._spares if racer.alive and not getattr(racer, "busy", False)]
         if not spares:
             spares = _started(self._settings, self._loaded, self._slowed, 1)

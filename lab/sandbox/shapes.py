@@ -1,7 +1,7 @@
 """The shapes that cross the sandbox's boundaries, for the type checker alone (pyproject.toml's mypy).
 
 What the grader and a learner process send each other on their channel, one JSON object a line
-(lab/sandbox/server.py lists the requests), and what the sandbox reads of a run's plan. Every module
+(lab/sandbox/learner/server.py lists the requests), and what the sandbox reads of a run's plan. Every module
 imports these names under ``if TYPE_CHECKING:``, so none of them is made at run time, and the
 learner process, which imports nothing but the standard library, never sees this module. On the
 grader's side a reply is parsed JSON, checked for its id alone (lab/sandbox/channel.py): these
@@ -11,7 +11,7 @@ types say what the lab's server sends, not what a reply is proven to hold.
 from collections.abc import Sequence
 from typing import Literal, Protocol, Required, TypeAlias, TypedDict
 
-# A value as it crosses the channel (server.plain): None, a bool, an int, a float or a str as it is;
+# A value as it crosses the channel (lab/sandbox/learner/plain.py): None, a bool, an int, a float or a str as it is;
 # a tuple, a list, a dict or bytes tagged ({"tuple": [...]}, {"dict": [[key, value], ...]},
 # {"bytes": "0a"}); anything else opaque ({"opaque": "module.Class", "repr": "..."}).
 Plain: TypeAlias = "None | bool | int | float | str | dict[str, str | list[Plain] | list[list[Plain]]]"

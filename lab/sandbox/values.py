@@ -1,6 +1,6 @@
 """What crosses the channel back from a learner process, rebuilt for the checks.
 
-Values come as plain data (lab/sandbox/server.py: plain) and are rebuilt as tuples, lists,
+Values come as plain data (lab/sandbox/learner/plain.py) and are rebuilt as tuples, lists,
 dicts and bytes; anything else is an Opaque value equal to nothing. Exceptions are rebuilt as
 the same built-in or sqlite3 class, or a subclass of the nearest one named like the learner's,
 so the checks read them exactly as they would read a local call.
