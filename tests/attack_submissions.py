@@ -1141,7 +1141,9 @@ class Kind:
     build: Callable = field(repr=False)  # build(folder, token, name)
     may_pass: frozenset = frozenset()  # the steps this submission honestly implements
     control: dict | None = None  # a control's exact verdict: step -> "passed", "not implemented" or "failed"
-    fast: bool = False  # in the default, fast run
+    # In make test's run: the controls and one attack of each way in (reading the reference, patching
+    # the runner, writing into the lab, links, daemons, a lying __eq__); make test-attacks runs every kind.
+    fast: bool = False
 
 
 def _all(verdict):
@@ -1179,13 +1181,11 @@ KINDS = [
         "attack-runs-classmate",
         "finds the class folder and execs the honest classmate's files",
         _on_stubs(RUNS_CLASSMATE),
-        fast=True,
     ),
     Kind(
         "attack-steps-folder-linked",
         "steps/ is a symbolic link to the lab's solutions/",
         _steps_folder_linked,
-        fast=True,
     ),
     Kind("attack-step-files-linked", "every step.py is a symbolic link to the reference's", _step_files_linked),
     Kind("attack-step-folders-linked", "every step folder is a symbolic link to the reference's", _step_folders_linked),
@@ -1207,7 +1207,6 @@ KINDS = [
         "solutions/ with a sequential claim_many that tells claim's watcher the claims overlapped",
         _reference_with(8, lambda original: original.split("from concurrent", 1)[0] + FORGED_WATCHER_CLAIM_MANY),
         EVERY_STEP - {8},
-        fast=True,
     ),
     Kind(
         "attack-dodges-slowdown",
@@ -1222,7 +1221,6 @@ KINDS = [
         "attack-sigkills-after-first-call",
         "SIGKILLs itself right after its first call",
         _on_stubs(SIGKILLS_AFTER_FIRST_CALL),
-        fast=True,
     ),
     Kind(
         "attack-closes-stdout-stderr",
@@ -1236,7 +1234,6 @@ KINDS = [
         "writes a package lab/ (its own lab.running.child) and sitecustomize.py into its "
         "working folder, TMPDIR, /tmp and /dev/shm",
         _on_stubs(PLANTS_LAB_PACKAGE),
-        fast=True,
     ),
     Kind(
         "attack-links-next-database",
@@ -1277,7 +1274,6 @@ KINDS = [
         "attack-stalls-in-claim",
         "blocks SIGALRM, ignores SIGTERM, loops forever in claim",
         _on_stubs(STALLS_IN_CLAIM),
-        fast=True,
     ),
     Kind(
         "attack-stalls-at-top-level",

@@ -127,6 +127,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "e2e: runs the lab's commands end to end in child processes, some beside CPU hogs"
     )
+    # `make test` leaves out the long tier (-m "not long"), to stay within its ten minutes on two
+    # cores; `make test-long` runs it, and CI runs both (.ci/run).
+    config.addinivalue_line(
+        "markers", "long: minutes of CPU each; run by make test-long (and CI), left out of make test"
+    )
 
 
 # The modules whose tests run the lab's commands or its checks in child processes (seconds to

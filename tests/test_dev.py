@@ -241,6 +241,7 @@ def _changed(root, shipped):
 
 
 @pytest.mark.e2e
+@pytest.mark.long
 def test_a_ninth_step_is_new_step_plus_its_own_files_and_the_lab_takes_it_whole(tmp_path):
     shipped, root = _shipped_copy(tmp_path / "shipped"), _shipped_copy(tmp_path / "lab")
     scaffolded = lab(root, "dev", "new-step", "claimable", "--parameters", "path,now")

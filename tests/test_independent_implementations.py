@@ -1,10 +1,11 @@
 """The checks against implementations written by others from README.md and the CONTRACT.md files
 alone, without reading checks/ or solutions/ (tests/fixtures/independent/, lab/dev/independent.py).
 
-Every correct one, whatever its style, passes every step whose function it defines, and its races
-three times in a row; every wrong one fails first at the step it breaks, and a failing check there
-names the clause it breaks (the first lines of each wrong file say which: ``breaks: C4.6``). A
-fixture that lacks the functions of the steps before is checked with the reference's standing in.
+Every correct one, whatever its style, passes every step whose function it defines, and (in the
+long tier, `make test-long`) its races twice more; every wrong one fails first at the step it
+breaks, and a failing check there names the clause it breaks (the first lines of each wrong file
+say which: ``breaks: C4.6``). A fixture that lacks the functions of the steps before is checked
+with the reference's standing in.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -60,26 +61,43 @@ def races_of(path):
     return tuple(name for name in racing_checks() if any(name in checks_of(n) for n in checked_on(path)))
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    """Every fixture against the checks of the steps it is checked on, a correct one's races twice
-    more, in SHARES children at once; target id -> its results."""
-    folder = tmp_path_factory.mktemp("runnable")
-    targets = [Target(f"{p.stem}#1", checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in CORRECT]
-    targets += [
-        Target(f"{p.stem}#{n}", checked_on(p), impl=str(runnable(p, checked_on(p), folder)), checks=races_of(p))
-        for p in CORRECT
-        if races_of(p)
-        for n in range(2, RUNS + 1)
-    ]
-    # A wrong one runs the checks of the steps up to its own: the later ones cannot change its verdict.
-    targets += [Target(p.stem, checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in WRONG]
+def results_of(targets):
+    """The targets' checks, in SHARES children at once; target id -> its results."""
     with ThreadPoolExecutor(SHARES) as pool:
         found = [r for share in pool.map(run, (targets[n::SHARES] for n in range(SHARES))) for r in share]
     by_target = {}
     for result in found:
         by_target.setdefault(result.target, []).append(result)
     return by_target
+
+
+@pytest.fixture(scope="module")
+def runnable_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("runnable")
+
+
+@pytest.fixture(scope="module")
+def results(runnable_folder):
+    """Every fixture against the checks of the steps it is checked on, once."""
+    folder = runnable_folder
+    targets = [Target(f"{p.stem}#1", checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in CORRECT]
+    # A wrong one runs the checks of the steps up to its own: the later ones cannot change its verdict.
+    targets += [Target(p.stem, checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in WRONG]
+    return results_of(targets)
+
+
+@pytest.fixture(scope="module")
+def repeated_races(runnable_folder):
+    """Each correct fixture's races, run twice more (RUNS in all, with the first run)."""
+    folder = runnable_folder
+    return results_of(
+        [
+            Target(f"{p.stem}#{n}", checked_on(p), impl=str(runnable(p, checked_on(p), folder)), checks=races_of(p))
+            for p in CORRECT
+            if races_of(p)
+            for n in range(2, RUNS + 1)
+        ]
+    )
 
 
 def test_there_are_five_correct_styles_and_twenty_wrong_implementations():
@@ -105,15 +123,21 @@ def test_the_races_are_claim_manys_checks_and_those_that_race_claims_or_hold_a_c
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
-def test_a_correct_implementation_passes_every_check_and_every_race_three_times_in_a_row(results, path):
-    for run_number in range(1, (RUNS if races_of(path) else 1) + 1):
-        own = results[f"{path.stem}#{run_number}"]
-        failing = [(r.check, r.said("en")) for r in own if r.status != "passed"]
-        assert own and not failing, (run_number, failing)
-        if run_number == 1:  # every check of the steps whose functions it defines
-            assert {r.step for r in own} == set(checked_on(path))
-        else:  # the repeats run every race of its steps, and nothing else
-            assert sorted(r.check for r in own) == sorted(races_of(path)), run_number
+def test_a_correct_implementation_passes_every_check_of_its_steps(results, path):
+    own = results[f"{path.stem}#1"]
+    failing = [(r.check, r.said("en")) for r in own if r.status != "passed"]
+    assert own and not failing, failing
+    assert {r.step for r in own} == set(checked_on(path))
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("path", [p for p in CORRECT if races_of(p)], ids=lambda p: p.stem)
+def test_a_correct_implementation_passes_every_race_three_times_in_a_row(results, repeated_races, path):
+    for run_number in range(1, RUNS + 1):
+        own = (results if run_number == 1 else repeated_races)[f"{path.stem}#{run_number}"]
+        races = [r for r in own if r.check in races_of(path)]
+        failing = [(r.check, r.said("en")) for r in races if r.status != "passed"]
+        assert sorted(r.check for r in races) == sorted(races_of(path)) and not failing, (run_number, failing)
 
 
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
