@@ -7,6 +7,7 @@ from support import call, explain, first_difference, one_winner, raised, row, se
 from lab.api import ClauseBroken
 
 OWNERS = ["w1", "w2", "w3", "w4"]
+NOT_A_DATABASE = b"these bytes are not an SQLite database file\n" * 64
 
 
 @pytest.mark.clause("C8.1")
@@ -182,6 +183,25 @@ def test_claim_many_lets_a_value_error_of_claim_through(lease, db):
         error,
         en="ValueError from claim (ttl=0), passed on to the caller",
         ja="claim の ValueError (ttl=0) が呼び出し側に届く",
+    )
+
+
+@pytest.mark.clause("C8.3")
+def test_claim_many_lets_a_database_error_of_claim_through(lease, new_db):
+    """A file that is not a database: what claim raises on it (sqlite3.DatabaseError, unless the
+    learner's claim answers such a file otherwise), claim_many raises too."""
+    path = new_db(with_table=False)
+    with open(path, "wb") as damaged:
+        damaged.write(NOT_A_DATABASE)
+    from_claim, _ = raised(lease, "claim", path, "job", OWNERS[0], 10.0, 5)
+    if not isinstance(from_claim, Exception):
+        return  # claim raised nothing: there is no error for claim_many to pass on
+    error, called = raised(lease, "claim_many", path, "job", OWNERS, 10.0, 5)
+    assert isinstance(error, type(from_claim)), explain(
+        called,
+        error,
+        en=f"{type(from_claim).__name__} from claim (the file is not a database), passed on to the caller",
+        ja=f"claim の {type(from_claim).__name__} (ファイルがデータベースではない) が呼び出し側に届く",
     )
 
 
