@@ -87,3 +87,13 @@ def test_a_lead_that_never_comes_is_waited_for_once(waits):
     events, completed = calls(meeting, NAMES, threads=4)
     assert sorted(completed) == sorted(NAMES) and meeting.peak >= 2
     assert waits.count(PATIENCE) == 1 and PATIENCE * HOLD not in waits
+
+
+def test_a_connection_waits_longer_than_the_meetings_longest_hold_however_slow_the_check_clock():
+    """The sockets of a watched call (the checks' Rendezvous, the learner's stand-in) give up after
+    longest_wait wall seconds: more than the meeting's longest hold (the lead to come, to end, the
+    others to return: HOLD + 2 patiences) on a check clock at its slowest pace, so a busy machine
+    never cuts a call off that the meeting still holds (they gave up after patience + 5 s)."""
+    for patience in (0.05, 0.3, 2.0):
+        meeting = Meeting(patience, lead_is("n1"))
+        assert meeting.longest_wait() * clock.MIN_PACE > (HOLD + 2) * patience

@@ -93,6 +93,13 @@ class Meeting:
             clock.wait_for(self.change, lambda: self.returns >= max(1, self.entered - 1), self.patience * HOLD)
             clock.wait_for(self.change, lambda: False, self.patience / 10)
 
+    def longest_wait(self) -> float:
+        """Wall seconds one step of a watched call may wait on the other side of its connection:
+        the meeting's longest hold (the lead to come and to end, the others to return, counted on
+        a check clock that may run as slowly as clock.MIN_PACE), and a margin. The socket of each
+        side gives up only after it, never before the meeting does."""
+        return (HOLD + 2) * self.patience / clock.MIN_PACE + 5
+
     def returned(self) -> None:
         """A call other than the lead has gone back to its caller (after leave)."""
         with self.change:
@@ -133,7 +140,7 @@ class Rendezvous:
     def _call(self, connection: socket.socket) -> None:
         with connection:
             try:
-                connection.settimeout(self.meeting.patience + 5)
+                connection.settimeout(self.meeting.longest_wait())
                 lines = connection.makefile("rwb")
                 called = decoded(json.loads(lines.readline(MAX_LINE))["arguments"])
                 arguments = tuple(called) if isinstance(called, list) else ()

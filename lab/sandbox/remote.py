@@ -106,7 +106,7 @@ class RemoteModule:
         self._serves_this_check_only()
         self._meeting = Meeting(patience, lead)
         self._rendezvous = Rendezvous(self._meeting, self._settings.scratch)
-        self._ask("watch", function=function, patience=patience, socket=self._rendezvous.path)
+        self._ask("watch", function=function, wait=self._meeting.longest_wait(), socket=self._rendezvous.path)
 
     def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""

@@ -38,7 +38,7 @@ class Request(TypedDict, total=False):
     at: int | None  # pause
     function: str  # watch
     socket: str  # watch
-    patience: float  # watch
+    wait: float  # watch: seconds the stand-in waits for each answer of the checks (Meeting.longest_wait)
 
 
 class Problem(TypedDict):

@@ -183,7 +183,7 @@ class Server:
     def watch(self, request: Request) -> dict[str, object]:
         name = request["function"]
         function = getattr(self.module, name)
-        self.watcher = StandIn(kept_copy(function), request["socket"], request["patience"])
+        self.watcher = StandIn(kept_copy(function), request["socket"], request["wait"])
         if route_calls(function, self.watcher) is None:  # a process serves one watched check: no undo
             setattr(self.module, name, self.watcher)
         return {}

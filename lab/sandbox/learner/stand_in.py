@@ -26,12 +26,12 @@ class StandIn:
     arguments, waits there for their go, runs the real function and tells them what it returned.
     The counting is theirs (lab/sandbox/meeting.py): they see the connections."""
 
-    def __init__(self, real: Callable[..., object], socket_path: str, patience: float) -> None:
-        self.real, self.socket_path, self.patience = real, socket_path, patience
+    def __init__(self, real: Callable[..., object], socket_path: str, wait: float) -> None:
+        self.real, self.socket_path, self.wait = real, socket_path, wait
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as meeting:
-            meeting.settimeout(self.patience + 5)
+            meeting.settimeout(self.wait)
             meeting.connect(self.socket_path)
             lines = meeting.makefile("rwb")
             called = {"arguments": plain(in_order(self.real, args, kwargs))}
