@@ -159,12 +159,14 @@ equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with it
 # run out their time limit or a learner's budget on purpose, children starting), which the other
 # workers fill. Measured on a quiet 2-core machine, one run each: -n 2 7:18, -n 4 6:17, -n 6 6:30.
 # The long tier (tests marked long: the race repeats of the independent fixtures, a ninth step in
-# a copy of the lab) is left out, to keep within ten minutes on two cores; make test-long runs it.
+# a copy of the lab, the class runs of odd entries, predictions, a roster and two languages, a
+# restyled learner's mutation report) is left out, to keep within ten minutes on two cores; make
+# test-long runs it, and CI runs both.
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest -n 4 -m "not long"
 
-#ja test-long     ラボ自身のテストのうち長いもの: 独立した実装の競合の繰り返し、コピーでの 9 番目のステップ
-test-long: $(STAMP) ## the self-test's long tier: races repeated, a ninth step in a copy
+#ja test-long     ラボ自身のテストのうち長いもの: 競合の繰り返し、9 番目のステップ、クラスの採点のいくつか
+test-long: $(STAMP) ## the self-test's long tier: races repeated, a ninth step, more class runs
 	@$(PY) -m pytest -n 4 -m long
 
 #ja dev-check     ラボの作者向け: course.toml とファイルの木を照合し、スタブは不合格、参照実装は合格、すべての変異体を検出

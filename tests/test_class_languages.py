@@ -38,6 +38,7 @@ def graded(tmp_path_factory):
     return japanese, japanese_table, english, table(out), out
 
 
+@pytest.mark.long
 def test_the_first_run_checks_everyone_and_says_so(graded):
     japanese, rows, _, _, _ = graded
     assert japanese.returncode == 0, japanese.stdout + japanese.stderr
@@ -45,6 +46,7 @@ def test_the_first_run_checks_everyone_and_says_so(graded):
     assert rows["ben"][5].startswith("エラー: ステップ 5 を検査できません") and "SyntaxError" in rows["ben"][5]
 
 
+@pytest.mark.long
 def test_a_lang_re_run_checks_nobody_and_words_every_verdict_in_its_language(graded):
     _, japanese, english, rows, out = graded
     assert english.returncode == 0, english.stdout + english.stderr

@@ -75,6 +75,7 @@ def graded(tmp_path_factory):
     return runs, tmp / "out"
 
 
+@pytest.mark.long
 def test_the_gradebook_has_each_steps_prediction_and_the_totals(graded):
     first, _, (header, rows) = graded[0][0]
     for n in STEPS:
@@ -119,6 +120,7 @@ def test_the_gradebook_has_each_steps_prediction_and_the_totals(graded):
     assert [cho[c] for c in totals] + [cho["predictions_review_caught"]] == ["1", "1", "0", "0", "0"]
 
 
+@pytest.mark.long
 def test_a_prediction_not_judged_reads_so_and_its_learner_is_graded_again(graded):
     (first, _, _), (second, ran, (_, rows)), _ = graded[0]
     table = {row[0]: row for row in class_table.table(first)}
@@ -134,12 +136,14 @@ def test_a_prediction_not_judged_reads_so_and_its_learner_is_graded_again(graded
     assert ran == [[4]]
 
 
+@pytest.mark.long
 def test_the_moved_list_names_a_learner_whose_predictions_moved(graded):
     (first, _, _), (second, _, _), _ = graded[0]
     caught = next(p for s in second.submissions if s.name == "ben" for p in s.predictions if p.step == 4).caught_count
     assert second.changes == [f"ben: predictions changed (mutants caught 0 -> {caught})"]
 
 
+@pytest.mark.long
 def test_regrade_all_runs_every_learners_predictions_again(graded):
     (_, _, _), (_, _, _), (third, ran, _) = graded[0]
     assert not any(s.cached for s in third.submissions)

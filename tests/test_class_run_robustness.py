@@ -284,6 +284,7 @@ def odd_class(tmp_path_factory):
     return done, out, entries, before, fingerprint(root)
 
 
+@pytest.mark.long
 def test_a_class_of_odd_entries_finishes_with_a_row_for_each(odd_class):
     done, out, entries, before, after = odd_class
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
@@ -294,12 +295,14 @@ def test_a_class_of_odd_entries_finishes_with_a_row_for_each(odd_class):
     assert before == after  # nothing the learners handed in was changed
 
 
+@pytest.mark.long
 def test_the_half_finished_step_reads_not_implemented_and_the_rest_passes(odd_class):
     _, out, _, _, _ = odd_class
     rows = {row[0]: row for row in csv.reader((out / "class.csv").open(encoding="utf-8-sig"))}
     assert rows["half"][4] == "not implemented" and rows["half"][1:4] == ["passed"] * 3
 
 
+@pytest.mark.long
 def test_no_output_carries_a_learners_escape_formula_markup_or_the_machines_files(odd_class):
     done, out, _, _, _ = odd_class
     assert b"\x1b" not in done.stdout and "\u202e".encode() not in done.stdout
@@ -340,6 +343,7 @@ def assert_inert(out):
     assert all(c == "" or len(c) in (40, 64) for c in commits)
 
 
+@pytest.mark.long
 def test_the_outputs_folder_holds_no_staging_leftovers(odd_class):
     _, out, _, _, _ = odd_class
     assert not [p for p in out.iterdir() if p.name.endswith((".new", ".old"))]

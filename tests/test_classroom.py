@@ -141,6 +141,7 @@ def test_no_learner_file_is_changed(class_run):
     assert after == before
 
 
+@pytest.mark.long
 def test_the_kill_matrix_runs_once_for_the_whole_class(tmp_path, monkeypatch):
     for name in ("one", "two"):
         make_learner(tmp_path / name, "stubs", checkout=False)

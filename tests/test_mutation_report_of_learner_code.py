@@ -172,6 +172,7 @@ def test_make_equivalent_refuses_a_mutant_that_a_check_catches_naming_the_check(
     assert (learner_ledger(steps).read_bytes() if learner_ledger(steps).exists() else None) == ledger_before
 
 
+@pytest.mark.long
 def test_a_restyled_correct_implementation_with_helpers_exits_0_on_the_labs_ledger_alone(tmp_path):
     """shared_helpers.py's pool (max_workers=_MAX_WORKERS) to None is the lab's reviewed claim_many
     entry by kind: the old report, matching by text only, called it a survivor and exited 1."""

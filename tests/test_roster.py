@@ -306,12 +306,14 @@ def gradebook(out):
     return {row[1]: dict(zip(header, row)) for row in rows}
 
 
+@pytest.mark.long
 def test_the_first_run_leaves_the_shape_of_the_adjustments_file_to_fill_in(term):
     first, _, _, template, _ = term
     assert first.returncode == ExitStatus.ALL_PASS, first.stdout + first.stderr
     assert template == b"\xef\xbb\xbflearner,points,comment,by\r\n"
 
 
+@pytest.mark.long
 def test_the_gradebook_joins_the_roster_and_says_who_is_late_by_what(term):
     _, again, _, _, out = term
     assert again.returncode == ExitStatus.ALL_PASS, again.stdout + again.stderr
@@ -342,6 +344,7 @@ def test_the_gradebook_joins_the_roster_and_says_who_is_late_by_what(term):
     )
 
 
+@pytest.mark.long
 def test_adjustments_are_applied_on_every_run_and_the_file_is_never_written(term):
     _, again, japanese, _, out = term
     assert (out / "adjustments.csv").read_text(encoding="utf-8") == ADJUSTMENTS
@@ -351,6 +354,7 @@ def test_adjustments_are_applied_on_every_run_and_the_file_is_never_written(term
     assert gradebook(out)["ada"]["final"] == str(LAST - 1)  # the last run, in Japanese, applied them too
 
 
+@pytest.mark.long
 def test_the_feedback_shows_the_hand_in_time_and_each_adjustment_in_its_language(term):
     _, _, japanese, _, out = term
     assert japanese.returncode == ExitStatus.ALL_PASS, japanese.stdout + japanese.stderr
@@ -365,6 +369,7 @@ def test_the_feedback_shows_the_hand_in_time_and_each_adjustment_in_its_language
     assert "Late: a day" not in cho  # only their own
 
 
+@pytest.mark.long
 def test_canvas_csv_is_the_shape_canvas_imports(term):
     _, _, _, _, out = term
     assert not (out / "canvas.csv").read_bytes().startswith(b"\xef\xbb\xbf")
@@ -381,6 +386,7 @@ def test_canvas_csv_is_the_shape_canvas_imports(term):
     assert f"**{say('class.lms_left_out', 'ja', learners='dan')}**" in (out / "class.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.long
 def test_moodle_csv_is_the_shape_moodle_imports(term):
     _, _, _, _, out = term
     assert read_csv(out / "moodle.csv") == [
@@ -392,6 +398,7 @@ def test_moodle_csv_is_the_shape_moodle_imports(term):
     assert (out / "runs").is_dir() and (out / "latest" / "moodle.csv").read_bytes() == (out / "moodle.csv").read_bytes()
 
 
+@pytest.mark.long
 def test_partial_credit_gives_a_step_without_credit_the_share_of_its_checks_that_pass(term, tmp_path):
     """--partial-credit: ben's step 4 (a claim refused at the lease's end) earns its point times
     the share of its own checks that pass, in points, final and the LMS files; the credit column
