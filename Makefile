@@ -160,8 +160,8 @@ equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with it
 # workers fill. Measured on a quiet 2-core machine, one run each: -n 2 7:18, -n 4 6:17, -n 6 6:30.
 # The long tier (tests marked long: the race repeats of the independent fixtures, a ninth step in
 # a copy of the lab, the class runs of odd entries, predictions, a roster and two languages, a
-# restyled learner's mutation report) is left out, to keep within ten minutes on two cores; make
-# test-long runs it, and CI runs both.
+# restyled learner's mutation report, learner code that hangs, checks beside CPU hogs) is left
+# out, to keep within ten minutes on two cores; make test-long runs it, and CI runs both.
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest -n 4 -m "not long"
 

@@ -35,12 +35,11 @@ HANGS = {
 DEFAULT_LIMIT = 10
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def _runs(tmp_path_factory, kinds):
     """kind -> (exit status, stdout, results JSON, fingerprint before, fingerprint after)."""
 
     # Made here, one after the other: mktemp from several threads at once can race.
-    folders = {kind: tmp_path_factory.mktemp(kind) for kind in BROKEN}
+    folders = {kind: tmp_path_factory.mktemp(kind) for kind in kinds}
 
     def one(kind):
         folder = folders[kind]
@@ -57,12 +56,33 @@ def runs(tmp_path_factory):
         return kind, (done.returncode, done.stdout + done.stderr, results, before, fingerprint(folder / "learner"))
 
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        return dict(pool.map(one, BROKEN))
+        return dict(pool.map(one, kinds))
 
 
-@pytest.mark.parametrize("kind", list(BROKEN))
-def test_broken_code_gets_a_specific_message_and_the_report_goes_on(runs, kind):
-    status, output, results, _, _ = runs[kind]
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The kinds that end by themselves."""
+    return _runs(tmp_path_factory, [kind for kind in BROKEN if kind not in HANGS])
+
+
+@pytest.fixture(scope="module")
+def hanging_runs(tmp_path_factory):
+    """The kinds that hang: each of their checks runs out its limit (the long tier, make test-long)."""
+    return _runs(tmp_path_factory, list(HANGS))
+
+
+def ran(request, kind):
+    return request.getfixturevalue("hanging_runs" if kind in HANGS else "runs")[kind]
+
+
+def kinds(chosen=BROKEN):
+    """The kinds as parameters, those that hang in the long tier."""
+    return [pytest.param(kind, marks=pytest.mark.long) if kind in HANGS else kind for kind in chosen]
+
+
+@pytest.mark.parametrize("kind", kinds())
+def test_broken_code_gets_a_specific_message_and_the_report_goes_on(request, kind):
+    status, output, results, _, _ = ran(request, kind)
     step, _, _, words = BROKEN[kind]
     assert "Traceback" not in output, output
     assert results is not None, output
@@ -78,15 +98,15 @@ def test_broken_code_gets_a_specific_message_and_the_report_goes_on(runs, kind):
     assert status == (ExitStatus.ALL_PASS if not words else ExitStatus.SOME_FAIL), output
 
 
-@pytest.mark.parametrize("kind", list(BROKEN))
-def test_no_learner_file_is_modified_moved_or_deleted(runs, kind):
-    _, _, _, before, after = runs[kind]
+@pytest.mark.parametrize("kind", kinds())
+def test_no_learner_file_is_modified_moved_or_deleted(request, kind):
+    _, _, _, before, after = ran(request, kind)
     assert after == before
 
 
-@pytest.mark.parametrize("kind", [k for k, (step, *_) in BROKEN.items() if step > 2])
-def test_the_steps_before_the_broken_one_still_pass(runs, kind):
-    _, _, results, _, _ = runs[kind]
+@pytest.mark.parametrize("kind", kinds([k for k, (step, *_) in BROKEN.items() if step > 2]))
+def test_the_steps_before_the_broken_one_still_pass(request, kind):
+    _, _, results, _, _ = ran(request, kind)
     step = BROKEN[kind][0]
     # Steps that load before the broken file and do not call into it are unaffected.
     earlier = [c for c in results["checks"] if c["step"] < step and c["step"] <= 2]

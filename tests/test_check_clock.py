@@ -99,6 +99,7 @@ def _check(step, impl, folder, limit, pinned, credit=False, budget=None):
     return json.loads(out.read_text())["checks"], time.monotonic() - started
 
 
+@pytest.mark.long
 def test_an_honest_step_beside_busy_neighbours_passes_within_a_short_limit(hogs, tmp_path):
     """The reference's step 4 needs at most about half a second of CPU per check (its races start
     learner processes): with a limit of one second, on a CPU it gets a seventh of, the wall clock
@@ -108,6 +109,7 @@ def test_an_honest_step_beside_busy_neighbours_passes_within_a_short_limit(hogs,
     assert checks and not not_passed, not_passed
 
 
+@pytest.mark.long
 def test_a_budget_beside_busy_neighbours_leaves_out_the_waits_too(hogs, tmp_path):
     """Step 4's checks need about two seconds of CPU in all: a budget of eight, on a CPU the run
     gets a seventh of, would be used up on the wall clock."""

@@ -41,6 +41,7 @@ def cpu_hogs(count):
 
 
 @pytest.mark.e2e
+@pytest.mark.long
 def test_a_failing_implementation_gets_a_byte_identical_report_beside_cpu_hogs():
     # claim by an upsert: the generated checks of steps 4-7 find it (and shrink it).
     # --fresh: both run every check (else the second would reuse what the first found, and say so).
