@@ -157,11 +157,11 @@ equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with it
 #ja test          ラボ自身のテスト: 参照実装は合格、スタブは不合格、すべての変異体を検出
 # Four workers on two cores: about a third of the self-test's time is spent waiting (checks that
 # run out their time limit or a learner's budget on purpose, children starting), which the other
-# workers fill. Measured on a quiet 2-core machine, one run each: -n 2 7:18, -n 4 6:17, -n 6 6:30.
-# The long tier (tests marked long: the race repeats of the independent fixtures, a ninth step in
-# a copy of the lab, the class runs of odd entries, predictions, a roster and two languages, a
-# restyled learner's mutation report, learner code that hangs, checks beside CPU hogs) is left
-# out, to keep within ten minutes on two cores; make test-long runs it, and CI runs both.
+# workers fill. The long tier (tests marked long: the race repeats of the independent fixtures, a
+# ninth step in a copy of the lab, the class runs of odd entries, predictions, a roster and two
+# languages, a restyled learner's mutation report, learner code that hangs or waits out its
+# budget, checks beside CPU hogs, a learner holding every process it may start) is left out, to
+# keep within ten minutes on two cores; make test-long runs it, and CI runs both.
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest -n 4 -m "not long"
 

@@ -3,6 +3,7 @@ credit run has a share of the learner's budget of its own, so a `claim` that wai
 held, which uses up the course run's budget in steps 4 to 8, still leaves steps 5 to 8 their credit
 with the reference's `claim` standing in."""
 
+import pytest
 from learner_folders import make_learner
 
 import lab.grading.classroom as classroom
@@ -34,6 +35,7 @@ def claim(path, job_id, owner, now, ttl):
 TIME_LIMIT, BUDGET = 3, 32  # the course run's waits (three checks of 3 s in each of steps 4-8) outlast 32 s
 
 
+@pytest.mark.long
 def test_a_claim_that_waits_costs_its_own_step_only(tmp_path):
     steps = make_learner(tmp_path / "class" / "waits", "complete", checkout=False)
     claim_file = steps / "04-claim" / "step.py"
@@ -46,6 +48,7 @@ def test_a_claim_that_waits_costs_its_own_step_only(tmp_path):
     assert credited == [1, 2, 3, 5, 6, 7, 8], [(n, [r.status for r in learner.credit.get(n, [])]) for n in course_steps]
 
 
+@pytest.mark.long
 def test_a_learner_whose_budget_ran_out_is_kept_and_a_re_grade_checks_nobody(tmp_path, monkeypatch):
     """The verdict a class run gave a learner whose budget ran out is kept while their files are
     unchanged: a re-grade (in another language, say) checks nobody and words the same verdicts;

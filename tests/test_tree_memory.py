@@ -145,6 +145,7 @@ def _watch_processes(stop, seen):
         stop.wait(0.05)
 
 
+@pytest.mark.long
 def test_a_learner_holding_every_process_it_may_start_leaves_a_classmate_unchanged(tmp_path):
     """Graded at the same time as a learner whose every learner process forks until the kernel
     refuses, an honest classmate keeps 8/8: the limits on processes are the learner's own (a user
