@@ -6,7 +6,7 @@ the function its code back; a function with a closure is left to the module's na
 import functools
 import types
 
-from lab.sandbox.learner.stand_in import ROUTED, kept_copy, route_calls
+from lab.sandbox.learner.stand_in import ROUTED, kept_copy, route_calls, stand_in_for
 from lab.sandbox.local import LocalModule
 
 LEARNER = """
@@ -74,3 +74,13 @@ def test_the_labs_own_module_counts_the_calls_made_through_a_default_argument():
     assert len(watched.watched().calls) == 2
     watched.close()
     assert lease.claim_many("db", "job", ["c"], 1, 2) == ["c claimed job"] and ROUTED not in lease.__dict__
+
+
+def test_a_function_that_cannot_be_routed_is_stood_in_for_through_the_modules_name():
+    lease = module()
+    exec("def made():\n    kept = 'closed over'\n    return lambda *args: kept\nclaim = made()", lease.__dict__)
+    function = lease.claim
+    undo = stand_in_for(lease, "claim", lambda *args: "stood in")
+    assert lease.claim("db", "job", "a", 1, 2) == "stood in"
+    undo()
+    assert lease.claim is function and lease.claim() == "closed over"

@@ -13,7 +13,7 @@ import posix
 import time
 from typing import TYPE_CHECKING
 
-from lab.sandbox.learner.stand_in import in_order, kept_copy, route_calls
+from lab.sandbox.learner.stand_in import in_order, kept_copy, stand_in_for
 from lab.sandbox.learner.statements import Pauser, slow_down_writes
 from lab.sandbox.meeting import Meeting
 
@@ -40,8 +40,7 @@ class LocalModule:
         self._undo.append(slow_down_writes())
 
     def watch(self, function: str, patience: float, lead: Lead | None = None) -> None:
-        watched = getattr(self._module, function)
-        real, self._meeting = kept_copy(watched), Meeting(patience, lead)
+        real, self._meeting = kept_copy(getattr(self._module, function)), Meeting(patience, lead)
 
         def stand_in(*args: object, **kwargs: object) -> object:
             arguments = tuple(in_order(real, args, kwargs))
@@ -57,12 +56,7 @@ class LocalModule:
                 if not leads:
                     self._meeting.returned()
 
-        undo = route_calls(watched, stand_in)
-        if undo is None:
-            setattr(self._module, function, stand_in)
-            self._undo.append(lambda: setattr(self._module, function, watched))
-        else:
-            self._undo.append(undo)
+        self._undo.append(stand_in_for(self._module, function, stand_in))
 
     def watched(self) -> Meeting:
         """What the meeting counted: .peak, .alone and .calls."""

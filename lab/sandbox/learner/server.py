@@ -35,7 +35,7 @@ import traceback
 import types
 
 from lab.sandbox.learner.plain import bounded_text, plain
-from lab.sandbox.learner.stand_in import StandIn, kept_copy, route_calls
+from lab.sandbox.learner.stand_in import StandIn, kept_copy, stand_in_for
 from lab.sandbox.learner.statements import Pauser, observe_connections, slow_down_writes
 
 # typing.TYPE_CHECKING without importing typing, which no module of this process needs: mypy reads
@@ -182,10 +182,8 @@ class Server:
 
     def watch(self, request: Request) -> dict[str, object]:
         name = request["function"]
-        function = getattr(self.module, name)
-        self.watcher = StandIn(kept_copy(function), request["socket"], request["wait"])
-        if route_calls(function, self.watcher) is None:  # a process serves one watched check: no undo
-            setattr(self.module, name, self.watcher)
+        self.watcher = StandIn(kept_copy(getattr(self.module, name)), request["socket"], request["wait"])
+        stand_in_for(self.module, name, self.watcher)  # a process serves one watched check: no undo
         return {}
 
     def where(self, request: Request) -> dict[str, object]:

@@ -86,6 +86,17 @@ def kept_copy(function: Callable[..., object]) -> Callable[..., object]:
     return copy
 
 
+def stand_in_for(module: types.ModuleType, name: str, to: Callable[..., object]) -> Callable[[], None]:
+    """Every call of the module's function `name` becomes a call of `to`: routed where the function
+    can take other code (route_calls), else through the module's attribute alone; returns the undo."""
+    function = getattr(module, name)
+    undo = route_calls(function, to)
+    if undo is not None:
+        return undo
+    setattr(module, name, to)
+    return lambda: setattr(module, name, function)
+
+
 def route_calls(function: Callable[..., object], to: Callable[..., object]) -> Callable[[], None] | None:
     """Make every call of `function`, whoever holds it, a call of `to`; returns the undo. None
     where it cannot: a function with a closure cannot take other code (nor can what is not a
