@@ -22,24 +22,40 @@ from lab.process import CHECKS, MEMORY_HIERARCHY, tree_memory_bounded
 
 FORKS = 4
 EACH = 700 << 20  # bytes each fork fills: under a process's 1 GiB, and four of them over the tree's 2 GiB
+# Each fork holds its share until every fork has filled its own or ended (the kernel may end one at
+# the bound): on a busy machine a fork that let go after a fixed time could end before the last
+# one filled, and the tree would never hold more than two shares at once.
 HOARDER = f"""
 
 _plain_enqueue = enqueue
 
 
-_hoarded = []
-
-
 def enqueue(path, job_id):
-    import os, time
-    _hoarded.append(1)
-    for _ in range({FORKS} if len(_hoarded) <= 3 else 0):  # the first three calls of each learner process
-        if os.fork() == 0:
-            held = bytearray({EACH})
-            for at in range(0, len(held), 4096):
-                held[at] = 1
-            time.sleep(2)
-            os._exit(0)
+    import os
+    try:  # the first call of the run only: the scratch folder holds each database's folder
+        os.close(os.open(os.path.join(os.path.dirname(os.path.dirname(path)), "hoarded"), os.O_CREAT | os.O_EXCL))
+        first = True
+    except FileExistsError:
+        first = False
+    if first:
+        filled, release = os.pipe(), os.pipe()
+        for _ in range({FORKS}):
+            if os.fork() == 0:
+                os.close(filled[0])
+                os.close(release[1])
+                held = bytearray({EACH})
+                for at in range(0, len(held), 4096):
+                    held[at] = 1
+                os.write(filled[1], b"x")
+                os.close(filled[1])
+                os.read(release[0], 1)  # held until every fork has filled its share or ended
+                os._exit(0)
+        os.close(filled[1])
+        os.close(release[0])
+        while os.read(filled[0], 1):
+            pass
+        os.close(filled[0])
+        os.close(release[1])
     return _plain_enqueue(path, job_id)
 """
 
