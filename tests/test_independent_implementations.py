@@ -3,9 +3,9 @@ alone, without reading checks/ or solutions/ (tests/fixtures/independent/, lab/d
 
 Every correct one, whatever its style, passes every step whose function it defines, and (in the
 long tier, `make test-long`) its races twice more; every wrong one fails first at the step it
-breaks, and a failing check there names the clause it breaks (the first lines of each wrong file
-say which: ``breaks: C4.6``). A fixture that lacks the functions of the steps before is checked
-with the reference's standing in.
+breaks: a failing check there names the clause it breaks (the first lines of each wrong file say
+which: ``breaks: C4.6``), and (in the long tier) every step before it passes. A fixture that lacks
+the functions of the steps before is checked with the reference's standing in.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +44,11 @@ def checked_on(path):
     return tuple(range(1, breaks(path)[1] + 1)) if path.parent.name == "wrong" else defined(path)
 
 
+def before_its_step(path):
+    """The steps a wrong fixture must pass: those before the one it breaks."""
+    return checked_on(path)[:-1]
+
+
 def racing_checks():
     """The checks whose calls overlap in threads or processes, the only ones that can answer
     otherwise on another run: those checks/ marks as races (lab.model.checks.race_checks: claims
@@ -78,12 +83,26 @@ def runnable_folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def results(runnable_folder):
-    """Every fixture against the checks of the steps it is checked on, once."""
+    """Every correct fixture against the checks of its steps, every wrong one against those of the
+    step it breaks, once. (The later steps cannot change a wrong one's verdict; the earlier ones are
+    the long tier's, earlier_steps.)"""
     folder = runnable_folder
     targets = [Target(f"{p.stem}#1", checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in CORRECT]
-    # A wrong one runs the checks of the steps up to its own: the later ones cannot change its verdict.
-    targets += [Target(p.stem, checked_on(p), impl=str(runnable(p, checked_on(p), folder))) for p in WRONG]
+    targets += [Target(p.stem, checked_on(p)[-1:], impl=str(runnable(p, checked_on(p), folder))) for p in WRONG]
     return results_of(targets)
+
+
+@pytest.fixture(scope="module")
+def earlier_steps(runnable_folder):
+    """Every wrong fixture against the checks of the steps before the one it breaks."""
+    folder = runnable_folder
+    return results_of(
+        [
+            Target(p.stem, before_its_step(p), impl=str(runnable(p, checked_on(p), folder)))
+            for p in WRONG
+            if before_its_step(p)
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -141,12 +160,19 @@ def test_a_correct_implementation_passes_every_race_three_times_in_a_row(results
 
 
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
-def test_a_wrong_implementation_fails_first_at_its_step_naming_its_clause(results, path):
+def test_a_wrong_implementation_fails_at_its_step_naming_its_clause(results, path):
     clause, step = breaks(path)
-    failing = [r for r in results[path.stem] if r.status != "passed"]
+    own = results[path.stem]
+    failing = [r for r in own if r.status != "passed"]
+    assert {r.step for r in own} == {step}
     assert failing, "passes every check"
-    first = min(r.step for r in failing)
-    assert first == int(step), [(r.step, r.check) for r in failing]
-    assert any(clause in r.clauses for r in failing if r.step == first), [
-        (r.clauses, r.check) for r in failing if r.step == first
-    ]
+    assert any(clause in r.clauses for r in failing), [(r.clauses, r.check) for r in failing]
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("path", [p for p in WRONG if before_its_step(p)], ids=lambda p: p.stem)
+def test_a_wrong_implementation_passes_every_step_before_its_own(earlier_steps, path):
+    """With the test above: it fails first at the step it breaks."""
+    own = earlier_steps[path.stem]
+    failing = [(r.step, r.check, r.said("en")) for r in own if r.status != "passed"]
+    assert {r.step for r in own} == set(before_its_step(path)) and not failing, failing
