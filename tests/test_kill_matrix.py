@@ -11,13 +11,16 @@ from dataclasses import asdict, replace
 import pytest
 
 from lab import cache
-from lab.grading import kill_matrix
+from lab.grading import credit, kill_matrix
 from lab.grading.check import every_step
 from lab.grading.checker_digest import checker_files
 from lab.model import checks
 from lab.model.course import LAB_ROOT, all_clauses, load_course
+from lab.model.implementation import read
 from lab.model.mutants import load_mutants
+from lab.model.pristine import stub_text
 from lab.model.results import Result
+from lab.model.starter import swapped
 from lab.model.status import ExitStatus
 from lab.model.targets import PLAN_VARIABLE, Plan, Target
 from lab.mutation import matrix
@@ -67,6 +70,25 @@ def test_every_stub_fails_its_steps_checks_as_not_implemented_yet(stub_run):
         statuses = {r.status for r in stub_run.step_results(step.number)}
         assert statuses == {"not_implemented"}, (step.dir, statuses)
     assert all("not implemented yet" in r.said("en") for r in stub_run.results)
+
+
+def test_the_credit_of_every_stub_is_not_implemented_yet_for_every_check(stubs):
+    """What lets a class take a stub's credit from the course run (lab/grading/credit.py): with the
+    reference standing in for every other step, every check of a stub's step still says "not
+    implemented yet", and the stubs are what that rule takes for them."""
+    implementation = read(stubs, label="ada")
+    assert credit.settled_by_the_course_run([], implementation, every_step()) == set()
+    found = credit.split(run(credit.targets("ada", stubs, implementation, every_step())), "ada")[1]
+    for step in load_course():
+        statuses = {r.status for r in found[step.number]}
+        assert statuses == {"not_implemented"}, (step.dir, statuses)
+        assert {r.check for r in found[step.number]} == set(checks.checks_of(step.number))
+        ran = [replace(r, step=step.number) for r in found[step.number]]
+        assert credit.settled_by_the_course_run(ran, implementation, [step.number]) == {step.number}
+        swapped_stub = read(stubs, label="ada").with_text(step.number, swapped(stub_text(step)), "ada")
+        assert credit.settled_by_the_course_run(ran, swapped_stub, [step.number]) == {step.number}
+        begun = implementation.with_text(step.number, stub_text(step) + "\n_begun = True\n", "ada")
+        assert credit.settled_by_the_course_run(ran, begun, [step.number]) == set()
 
 
 @pytest.fixture

@@ -12,14 +12,22 @@ function calls the reference's earlier functions by their bare names. The refere
 no step (they always load), so a learner file that hangs or breaks only marks its own step. It
 runs in the learner process like any learner code (lab/sandbox/), in the learner's own run and
 budget (lab/grading/submission.py).
+
+Two kinds of step need no run of their own: one whose own checks all pass on the learner's code
+(they pass whatever stands in for the other steps), and one whose file is still the stub as
+shipped, whose checks all said "not implemented yet": its function raises NotImplementedError
+whatever calls it, so with the reference standing in for every other step each of its checks says
+the same (tests/test_kill_matrix.py runs the credit of every stub to hold that). A class half-way
+through the course then costs no run per step not begun.
 """
 
 from dataclasses import replace
 
-from lab.model.course import step_of_clause
-from lab.model.implementation import read
+from lab.model.course import load_course, step_of_clause
+from lab.model.implementation import STEP_FILE, read
 from lab.model.mutants import SOLUTIONS_DIR
 from lab.model.results import CheckStatus
+from lab.model.starter import untouched
 from lab.model.targets import Target
 
 PREFIX = "credit/"  # a target id no folder name can clash with
@@ -53,6 +61,29 @@ def split(results, name):
         if result.target.startswith(PREFIX):
             credit.setdefault(int(result.target[len(PREFIX) :]), []).append(replace(result, target=name))
     return course, credit
+
+
+def settled_by_the_course_run(results, implementation, steps):
+    """The steps whose credit is their results in the course run, as they are (the docstring)."""
+    course = load_course()
+    settled = set()
+    for number in steps:
+        own = [r for r in results if r.step == number]
+        not_begun = own and all(r.status == CheckStatus.NOT_IMPLEMENTED for r in own)
+        if earned(own) or (not_begun and _still_the_stub(implementation, course[number - 1])):
+            settled.add(number)
+    return settled
+
+
+def _still_the_stub(implementation, step):
+    """The step has a file of its own, and it is the stub as shipped (in either language's order)."""
+    files = [f for f in implementation.files if f.steps == (step.number,)]
+    return (
+        len(files) == 1
+        and files[0].path.name == STEP_FILE
+        and files[0].text is not None
+        and untouched(files[0].text, step, STEP_FILE)
+    )
 
 
 def earned(results):

@@ -153,13 +153,14 @@ def check_one(submission, steps, time_limit, lang, budget, mutants=True, use_cac
         deadline = Deadline(budget, began) if budget else None
         deadlines.append(deadline)
         submission.results = run([target], time_limit, budget, deadline=deadline)
-        # A step whose own checks all pass on the learner's code earns its credit as it is; only
-        # the others run again with the reference standing in, each in a run and a share of the
-        # budget of its own: a step whose checks use up time costs that step only.
-        passing = {n for n in steps if credit.earned([r for r in submission.results if r.step == n])}
-        submission.credit = {n: [r for r in submission.results if r.step == n] for n in passing}
+        # A step whose own checks all pass, or whose file is still the stub, has its credit from
+        # this run (lab/grading/credit.py); the others run again with the reference standing in,
+        # each in a run and a share of the budget of its own: a step whose checks use up time
+        # costs that step only.
+        settled = credit.settled_by_the_course_run(submission.results, implementation, steps)
+        submission.credit = {n: [r for r in submission.results if r.step == n] for n in settled}
         share = budget / len(steps) if budget else None
-        for number in (n for n in steps if n not in passing):
+        for number in (n for n in steps if n not in settled):
             deadlines.append(Deadline(share) if share else None)
             found = run(
                 credit.targets(submission.name, submission.impl, implementation, [number]),
