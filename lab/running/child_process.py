@@ -36,6 +36,9 @@ READ_WAITS = 0.5  # seconds between two readings of the waits a child's clock le
 HANG_GRACE = 5.0  # at most this many seconds past the time limit without an event before the parent kills a hung child
 EVENTS_LIMIT = 64 << 20  # bytes of events one child may send: more is a flood, and ends it
 STDERR_TAIL = 4000  # bytes of the child's stderr kept for a message
+# The variables by which pytest and Hypothesis change a run: PYTEST_ADDOPTS (options: "-k …" leaves
+# checks out), PYTEST_PLUGINS (plugins), Hypothesis' observability files; never a child's.
+RUN_SETTINGS = ("PYTEST_", "HYPOTHESIS_")
 
 
 @dataclass
@@ -137,8 +140,10 @@ def child_environment() -> dict[str, str]:
     """A child's environment: paths shown as the learner typed them (the child's working folder
     is not theirs), and no pytest plugins from the environment's entry points: only the lab's own
     take part (and the start is a tenth of a second faster). The child runs with -I: no PYTHON*
-    variable, no working folder on sys.path."""
-    return {**os.environ, SHOWN_FROM: os.getcwd(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    variable, no working folder on sys.path; and none of RUN_SETTINGS, so that the checks run as
+    the lab sets them up whatever the environment of the command that started them."""
+    kept = {name: value for name, value in os.environ.items() if not name.startswith(RUN_SETTINGS)}
+    return {**kept, SHOWN_FROM: os.getcwd(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def _watch(child, reading, time_limit, deadline=None):
