@@ -12,6 +12,7 @@ from lab.dev import examples, runs
 from lab.model.course import LAB_ROOT, load_course
 from lab.model.pristine import prediction_text, write_stubs
 from lab.model.status import ExitStatus
+from lab.running.runner import LabBroken
 
 # Their runs, made once for the whole test run (tests/conftest.py), by whichever worker asks first.
 pytestmark = pytest.mark.usefixtures("guide_examples_kept")
@@ -57,3 +58,11 @@ def test_a_stale_example_is_named_by_dev_check_and_dev_update_mends_it(tmp_path,
 )
 def test_a_long_line_is_cut_at_a_space_outside_code(line, clipped):
     assert examples.clipped(line, width=10) == clipped
+
+
+def test_a_run_that_did_not_run_its_command_stops_the_examples_and_is_never_kept(tmp_path):
+    """A learner's command that ended otherwise than passing or failing (here: an option it does
+    not have) is no example: `dev update` and `dev check` say the lab is broken, naming the run,
+    and the examples' cache keeps nothing a later run would show."""
+    with pytest.raises(LabBroken, match=r"`progress --no-such-option` ended with status 2"):
+        examples._run(tmp_path, "en", "progress", "--no-such-option")

@@ -34,6 +34,8 @@ from lab.model.mutants import SOLUTIONS_DIR, load_mutants
 from lab.model.prediction_file import PREDICTION_FILE
 from lab.model.prediction_template import prediction_template
 from lab.model.pristine import write_stubs
+from lab.model.status import ExitStatus
+from lab.running.runner import LabBroken
 from lab.text.language import remember
 
 MARKER = re.compile(r"^<!-- example: ([a-z0-9-]+) -->$")
@@ -102,6 +104,9 @@ def _run(root, lang, *argv):
         encoding="utf-8",
         timeout=900,
     )
+    if done.returncode not in (ExitStatus.ALL_PASS, ExitStatus.SOME_FAIL):  # never an example, never kept
+        said = (done.stderr.strip().splitlines() or [""])[-1]
+        raise LabBroken(f"the guides' example run `{' '.join(argv)}` ended with status {done.returncode}: {said}")
     return done.stdout.splitlines()
 
 
