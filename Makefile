@@ -158,11 +158,11 @@ equivalent: $(STAMP) ## record a survivor ID of your code as equivalent, with it
 # Four workers on two cores: about a third of the self-test's time is spent waiting (checks that
 # run out their time limit or a learner's budget on purpose, children starting), which the other
 # workers fill. The long tier (tests marked long: the race repeats of the independent fixtures and
-# the steps before the one each wrong fixture breaks, a
-# ninth step in a copy of the lab, the class runs of odd entries, predictions, a roster and two
-# languages, a restyled learner's mutation report, learner code that hangs or waits out its
-# budget, checks beside CPU hogs, a learner holding every process it may start) is left out, to
-# keep within ten minutes on two cores; make test-long runs it, and CI runs both.
+# the steps before the one each wrong fixture breaks, a ninth step in a copy of the lab, the class
+# runs of odd entries, predictions, a roster and two languages, a restyled learner's mutation
+# report, learner code that hangs or waits out its budget, checks beside CPU hogs, a learner
+# holding every process it may start) is left out, to keep within ten minutes on two cores; make
+# test-long runs it, and CI runs both.
 test: $(STAMP) ## the lab's self-test: reference passes, stubs fail, every mutant is caught
 	@$(PY) -m pytest -n 4 -m "not long"
 

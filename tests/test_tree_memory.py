@@ -34,28 +34,26 @@ def enqueue(path, job_id):
     import os
     try:  # the first call of the run only: the scratch folder holds each database's folder
         os.close(os.open(os.path.join(os.path.dirname(os.path.dirname(path)), "hoarded"), os.O_CREAT | os.O_EXCL))
-        first = True
     except FileExistsError:
-        first = False
-    if first:
-        filled, release = os.pipe(), os.pipe()
-        for _ in range({FORKS}):
-            if os.fork() == 0:
-                os.close(filled[0])
-                os.close(release[1])
-                held = bytearray({EACH})
-                for at in range(0, len(held), 4096):
-                    held[at] = 1
-                os.write(filled[1], b"x")
-                os.close(filled[1])
-                os.read(release[0], 1)  # held until every fork has filled its share or ended
-                os._exit(0)
-        os.close(filled[1])
-        os.close(release[0])
-        while os.read(filled[0], 1):
-            pass
-        os.close(filled[0])
-        os.close(release[1])
+        return _plain_enqueue(path, job_id)
+    filled, release = os.pipe(), os.pipe()
+    for _ in range({FORKS}):
+        if os.fork() == 0:
+            os.close(filled[0])
+            os.close(release[1])
+            held = bytearray({EACH})
+            for at in range(0, len(held), 4096):
+                held[at] = 1
+            os.write(filled[1], b"x")
+            os.close(filled[1])
+            os.read(release[0], 1)  # held until every fork has filled its share or ended
+            os._exit(0)
+    os.close(filled[1])
+    os.close(release[0])
+    while os.read(filled[0], 1):
+        pass
+    os.close(filled[0])
+    os.close(release[1])
     return _plain_enqueue(path, job_id)
 """
 
