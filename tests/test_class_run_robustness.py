@@ -85,6 +85,19 @@ def test_every_nasty_string_is_inert_in_every_place(text):
         place.encode("utf-8")  # every place can be written as UTF-8
 
 
+def test_xml_text_holds_only_what_xml_allows_and_keeps_the_rest_as_it_is():
+    """XML 1.0's Char production: tab, line feed, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and
+    U+10000-U+10FFFF; every code point is tried."""
+
+    def allowed(ch):
+        return ch in "\t\n\r" or "\x20" <= ch <= "\ud7ff" or "\ue000" <= ch <= "\ufffd" or ch >= "\U00010000"
+
+    every = "".join(map(chr, range(0x110000)))
+    assert all(allowed(ch) for ch in inert.xml(every))
+    plain = "".join(ch for ch in inert.visible(every, keep="\n\t") if allowed(ch))
+    assert len(plain) > 0x100000 and inert.xml(plain) == plain
+
+
 def test_a_code_block_holds_any_text_as_it_is():
     text = "got: ```\n# heading\n````"
     block = inert.code_block(text)

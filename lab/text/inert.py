@@ -35,8 +35,10 @@ _LINE_BREAKS = "\n\r\t"
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>!|~&#])")
 # A cell a spreadsheet would evaluate (OWASP's list: = + - @, a tab, a carriage return).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-# Characters XML 1.0 cannot hold at all, even escaped.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters XML 1.0 cannot hold at all, even escaped: those outside its Char production (tab, line
+# feed, carriage return, U+0020-U+D7FF, U+E000-U+FFFD, U+10000-U+10FFFF), named as they are, since
+# the production's own ranges, negated, take every command 9 ms to compile.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _escaped(match: re.Match[str]) -> str:
