@@ -49,6 +49,9 @@ class _Catalogue(Mapping[str, dict[str, str]]):
             self._read[lang] = _load(self._files[lang])
         return self._read[lang]
 
+    def __contains__(self, lang: object) -> bool:
+        return lang in self._files  # without reading the file, as Mapping's own would
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._files)
 
